@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Compiler settings every Swift target shares: Swift 6 language mode comes from the tools
+/// version; `ExistentialAny` makes every existential spelled `any`.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Market09Server",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "market09", targets: ["market09"]),
+    ],
+    targets: [
+        // C libraries from Debian, each imported by exactly one Swift target.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // Entities, repository protocols, use cases. Foundation only.
+        .target(name: "Domain", swiftSettings: swiftSettings),
+        // PostgreSQL (libpq), migrations, the embedded cluster, crypto (OpenSSL).
+        .target(name: "Data", dependencies: ["Domain", "CLibPQ", "COpenSSL"], swiftSettings: swiftSettings),
+        // HTTP transport (libmicrohttpd), routing, handlers, configuration, composition root.
+        .target(name: "App", dependencies: ["Domain", "Data", "CMicroHTTPD"], swiftSettings: swiftSettings),
+        // Thin entry point: parses the subcommand and hands over to App.
+        .executableTarget(name: "market09", dependencies: ["App"], swiftSettings: swiftSettings),
+
+        // Fixtures, in-memory repositories, throwaway PostgreSQL databases, a raw HTTP client.
+        .target(name: "TestSupport", dependencies: ["Domain", "Data", "App"], swiftSettings: swiftSettings),
+
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DataTests", dependencies: ["Data", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AppTests", dependencies: ["App", "TestSupport"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,64 @@
+import Data
+import Foundation
+
+/// `market09 migrate [--dry-run]`: applies (or lists) pending migrations.
+enum MigrateCommand {
+    static let help = """
+        Usage: market09 migrate [--dry-run] [--database-url URL]
+
+        Applies pending SQL migrations from MIGRATIONS_DIR (default: migrations/ beside the
+        executable or a parent directory), each in its own transaction, under an advisory
+        lock so concurrent runs take turns. Refuses to run when an applied file was edited
+        or when the applied versions are not a prefix of the files.
+
+        Options:
+          --dry-run            List pending migrations without applying them; exit 1 if any.
+          --database-url URL   Database to migrate (default: DATABASE_URL, else the embedded cluster).
+          -h, --help           Show this help.
+        """
+
+    static func run(arguments: [String], environment: [String: String], executablePath: String) async -> Int32 {
+        var dryRun = false
+        var databaseURL = environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--dry-run":
+                dryRun = true
+            case "--database-url":
+                guard let value = remaining.popFirst() else { return CommandLineInterface.usageError("--database-url needs a value") }
+                databaseURL = value
+            default:
+                return CommandLineInterface.usageError("unknown option '\(argument)' for migrate")
+            }
+        }
+        let logger = Logger(minimumLevel: .warning)
+        let database: DatabaseTarget
+        let migrations: [Migration]
+        do {
+            migrations = try Migration.load(from: Migration.locateDirectory(environment: environment, executablePath: executablePath))
+            database = try await DatabaseTarget.resolve(databaseURL: databaseURL, dataDirectory: environment["MARKET09_DATA_DIR"] ?? ".market09", logger: logger)
+        } catch {
+            return CommandLineInterface.fail(error)
+        }
+        let pool = PostgresPool(.init(url: database.url, size: 1))
+        let migrator = Migrator(pool: pool, migrations: migrations)
+        let status: Int32
+        do {
+            if dryRun {
+                let pending = try await migrator.pending()
+                CommandLineInterface.printLine(pending.isEmpty ? "up to date (\(migrations.count) migrations applied)" : "pending: " + pending.map(\.fileName).joined(separator: " "))
+                status = pending.isEmpty ? 0 : 1
+            } else {
+                let applied = try await migrator.migrate()
+                CommandLineInterface.printLine(applied.isEmpty ? "up to date (\(migrations.count) migrations applied)" : "applied: " + applied.map(\.fileName).joined(separator: " "))
+                status = 0
+            }
+        } catch {
+            status = CommandLineInterface.fail(error)
+        }
+        await pool.close()
+        await database.release(logger: logger)
+        return status
+    }
+}

@@ -1,0 +1,60 @@
+import Data
+import Foundation
+
+/// `market09 serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT.
+enum ServeCommand {
+    static let help = """
+        Usage: market09 serve
+
+        Serves the HTTP API. Without DATABASE_URL it starts a private PostgreSQL cluster
+        under MARKET09_DATA_DIR (default .market09/ in the working directory), listening on
+        a unix socket only, and stops it again on shutdown. Pending migrations are applied
+        first unless MIGRATE_ON_START=false. SIGTERM or SIGINT stops accepting connections,
+        lets in-flight requests finish for SHUTDOWN_GRACE_SECONDS, then exits 0.
+
+        Environment:
+        \(CommandLineInterface.variableTable)
+        """
+
+    static func run(environment: [String: String], executablePath: String) async -> Int32 {
+        let configuration: Configuration
+        do {
+            configuration = try Configuration.fromEnvironment(environment)
+        } catch {
+            return CommandLineInterface.fail(error)
+        }
+        let logger = Logger(minimumLevel: configuration.logLevel)
+        let database: DatabaseTarget
+        do {
+            database = try await DatabaseTarget.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
+        } catch {
+            return CommandLineInterface.fail(error)
+        }
+        let pool = PostgresPool(.init(url: database.url, size: configuration.poolSize))
+        do {
+            if configuration.migrateOnStart {
+                let directory = try Migration.locateDirectory(environment: environment, executablePath: executablePath)
+                let applied = try await Migrator(pool: pool, migrations: Migration.load(from: directory)).migrate()
+                logger.info("migrations applied", ["count": .int(applied.count), "files": .string(applied.map(\.fileName).joined(separator: ","))])
+            }
+            let responder = Application.makeResponder(
+                dependencies: .live(pool: pool),
+                cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
+                logger: logger)
+            let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger)
+            try server.start()
+            logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port)])
+            let signal = await ShutdownSignal.next()
+            logger.info("shutting down", ["signal": .int(Int(signal)), "in_flight": .int(server.inFlightCount)])
+            await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds))
+            await pool.close()
+            await database.release(logger: logger)
+            logger.info("stopped")
+            return 0
+        } catch {
+            await pool.close()
+            await database.release(logger: logger)
+            return CommandLineInterface.fail(error)
+        }
+    }
+}

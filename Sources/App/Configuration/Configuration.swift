@@ -1,0 +1,128 @@
+import Foundation
+
+/// Everything `market09 serve` reads from its environment, validated up front so that a
+/// bad value stops start-up with one line naming the variable.
+public struct Configuration: Sendable {
+    /// libpq URL of the database; `nil` selects the embedded cluster in ``dataDirectory``.
+    public var databaseURL: String?
+    /// Where the embedded cluster lives (relative to the working directory).
+    public var dataDirectory: String = ".market09"
+    /// HTTP transport settings.
+    public var http = HTTPServerConfiguration()
+    /// PostgreSQL connections (and pool threads).
+    public var poolSize = 4
+    /// Minimum level of log lines.
+    public var logLevel = Logger.Level.info
+    /// Origins allowed by CORS; empty disables CORS headers.
+    public var corsAllowedOrigins: [String] = []
+    /// Whether `serve` applies pending migrations before listening.
+    public var migrateOnStart = true
+    /// Seconds in-flight requests get to finish on SIGTERM/SIGINT.
+    public var shutdownGraceSeconds = 10
+    /// HMAC key for access tokens (at least 32 bytes), used by the auth endpoints.
+    public var jwtSecret: String?
+
+    /// The defaults, as documented in ``variables``.
+    public init() {}
+
+    /// One documented environment variable.
+    public struct Variable: Sendable {
+        /// The variable's name.
+        public let name: String
+        /// Its default, as text.
+        public let defaultValue: String
+        /// What it controls.
+        public let summary: String
+    }
+
+    /// Every variable, for `--help` and the README's table.
+    public static let variables: [Variable] = [
+        Variable(name: "DATABASE_URL", defaultValue: "(embedded)", summary: "PostgreSQL URL (postgres://user:pass@host:port/db). Unset: a private cluster under MARKET09_DATA_DIR."),
+        Variable(name: "MARKET09_DATA_DIR", defaultValue: ".market09", summary: "Directory of the embedded PostgreSQL cluster."),
+        Variable(name: "HOST", defaultValue: "127.0.0.1", summary: "IPv4 or IPv6 address to listen on (0.0.0.0 in containers)."),
+        Variable(name: "PORT", defaultValue: "8080", summary: "TCP port; 0 picks a free one (logged at start)."),
+        Variable(name: "HTTP_THREADS", defaultValue: "2", summary: "HTTP engine threads (1–64)."),
+        Variable(name: "DATABASE_POOL_SIZE", defaultValue: "4", summary: "PostgreSQL connections (1–100)."),
+        Variable(name: "MAX_BODY_BYTES", defaultValue: "1048576", summary: "Largest request body; larger gets 413."),
+        Variable(name: "MAX_HEADER_BYTES", defaultValue: "16384", summary: "Largest total header size; larger gets 431."),
+        Variable(name: "MAX_URL_BYTES", defaultValue: "8192", summary: "Longest request target; longer gets 414."),
+        Variable(name: "IDLE_TIMEOUT_SECONDS", defaultValue: "30", summary: "Idle keep-alive connections close after this."),
+        Variable(name: "MAX_CONNECTIONS", defaultValue: "1024", summary: "Simultaneous connections."),
+        Variable(name: "SHUTDOWN_GRACE_SECONDS", defaultValue: "10", summary: "Time in-flight requests get on SIGTERM/SIGINT."),
+        Variable(name: "CORS_ALLOWED_ORIGINS", defaultValue: "(none)", summary: "Comma-separated origins, or *; unset disables CORS."),
+        Variable(name: "MIGRATE_ON_START", defaultValue: "true", summary: "Apply pending migrations before serving (true/false)."),
+        Variable(name: "MIGRATIONS_DIR", defaultValue: "(found)", summary: "SQL migrations; default: migrations/ beside the executable or a parent."),
+        Variable(name: "LOG_LEVEL", defaultValue: "info", summary: "debug, info, warning or error."),
+        Variable(name: "JWT_SECRET", defaultValue: "(none)", summary: "HMAC key for access tokens, at least 32 bytes."),
+        Variable(name: "PG_BIN_DIR", defaultValue: "(found)", summary: "PostgreSQL server binaries for the embedded cluster."),
+    ]
+
+    /// Reads and validates the environment.
+    public static func fromEnvironment(_ environment: [String: String]) throws -> Configuration {
+        let reader = EnvironmentReader(environment)
+        var configuration = Configuration()
+        configuration.databaseURL = try reader.string("DATABASE_URL") { $0.hasPrefix("postgres://") || $0.hasPrefix("postgresql://") || $0.contains("=") ? nil : "expected a postgres:// URL" }
+        configuration.dataDirectory = try reader.string("MARKET09_DATA_DIR") ?? configuration.dataDirectory
+        configuration.http.host = try reader.string("HOST") { ListeningSocket.isAddress($0) ? nil : "expected an IPv4 or IPv6 address" } ?? configuration.http.host
+        configuration.http.port = try reader.integer("PORT", in: 0...65535) ?? configuration.http.port
+        configuration.http.threads = try reader.integer("HTTP_THREADS", in: 1...64) ?? configuration.http.threads
+        configuration.poolSize = try reader.integer("DATABASE_POOL_SIZE", in: 1...100) ?? configuration.poolSize
+        configuration.http.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", in: 1...(1 << 30)) ?? configuration.http.maxBodyBytes
+        configuration.http.maxHeaderBytes = try reader.integer("MAX_HEADER_BYTES", in: 1024...(1 << 20)) ?? configuration.http.maxHeaderBytes
+        configuration.http.maxURLBytes = try reader.integer("MAX_URL_BYTES", in: 256...(1 << 20)) ?? configuration.http.maxURLBytes
+        configuration.http.idleTimeoutSeconds = try reader.integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) ?? configuration.http.idleTimeoutSeconds
+        configuration.http.maxConnections = try reader.integer("MAX_CONNECTIONS", in: 1...100_000) ?? configuration.http.maxConnections
+        configuration.shutdownGraceSeconds = try reader.integer("SHUTDOWN_GRACE_SECONDS", in: 0...3600) ?? configuration.shutdownGraceSeconds
+        configuration.corsAllowedOrigins = try reader.string("CORS_ALLOWED_ORIGINS").map { value in
+            value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        } ?? []
+        configuration.migrateOnStart = try reader.boolean("MIGRATE_ON_START") ?? configuration.migrateOnStart
+        if let text = try reader.string("LOG_LEVEL") {
+            guard let level = Logger.Level(name: text) else {
+                throw ConfigurationError(name: "LOG_LEVEL", reason: "'\(text)' is not debug, info, warning or error")
+            }
+            configuration.logLevel = level
+        }
+        configuration.jwtSecret = try reader.string("JWT_SECRET") { $0.utf8.count < 32 ? "must be at least 32 bytes" : nil }
+        return configuration
+    }
+}
+
+/// Why the configuration was rejected: one variable, its value and what was expected.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// The variable's name.
+    public let name: String
+    /// What was wrong.
+    public let reason: String
+    /// `invalid NAME: reason`.
+    public var description: String { "invalid \(name): \(reason)" }
+}
+
+private struct EnvironmentReader {
+    let environment: [String: String]
+    init(_ environment: [String: String]) { self.environment = environment }
+
+    /// The value, `nil` when unset or empty; `problem` returns a reason to reject it.
+    func string(_ name: String, _ problem: (String) -> String? = { _ in nil }) throws -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        if let reason = problem(value) { throw ConfigurationError(name: name, reason: reason) }
+        return value
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = try string(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError(name: name, reason: "'\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    func boolean(_ name: String) throws -> Bool? {
+        guard let text = try string(name) else { return nil }
+        switch text.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw ConfigurationError(name: name, reason: "'\(text)' is not true or false")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The state of one request while libmicrohttpd owns its connection.
+///
+/// Created on the request's first access-handler call and released in the
+/// request-completed callback. Fields other than `outcome` are touched only by the
+/// engine thread that owns the connection (libmicrohttpd keeps a connection on one
+/// thread); `outcome` is shared with the task running the handler and guarded by its mutex.
+final class Exchange: @unchecked Sendable {
+    enum Phase {
+        /// Reading the body.
+        case receiving
+        /// Handed to the application; the connection is suspended.
+        case dispatched
+        /// A response was queued.
+        case answered
+    }
+
+    private enum Outcome {
+        case pending
+        case completed(HTTPResponse)
+        case taken
+    }
+
+    let connection: OpaquePointer
+    let startedAt: ContinuousClock.Instant
+    let method: String
+    let path: String
+    var requestID: String
+    var phase = Phase.receiving
+    var body = Data()
+    var status = 0
+    private let outcome = Mutex(Outcome.pending)
+
+    init(connection: OpaquePointer, method: String, path: String, requestID: String) {
+        self.connection = connection
+        self.startedAt = .now
+        self.method = method
+        self.path = path
+        self.requestID = requestID
+    }
+
+    /// Stores the response unless one was stored already; `true` when this call stored it
+    /// (and so must resume the connection).
+    func complete(with response: HTTPResponse) -> Bool {
+        outcome.withLock { state in
+            guard case .pending = state else { return false }
+            state = .completed(response)
+            return true
+        }
+    }
+
+    /// Takes the stored response once.
+    func takeResponse() -> HTTPResponse? {
+        outcome.withLock { state in
+            guard case .completed(let response) = state else { return nil }
+            state = .taken
+            return response
+        }
+    }
+}

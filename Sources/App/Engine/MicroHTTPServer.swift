@@ -1,0 +1,295 @@
+import CMicroHTTPD
+import Data
+import Foundation
+import Synchronization
+
+/// The HTTP transport: libmicrohttpd parses HTTP on its own threads (epoll, a small thread
+/// pool); this type turns each complete request into an ``HTTPRequest``, hands it to an
+/// `async` ``HTTPResponder`` while the connection is suspended, and queues the response
+/// when the connection is resumed. No engine thread ever waits for a handler.
+///
+/// Limits on URL, header and body size are enforced here so that their answers are JSON;
+/// far larger input is rejected by the engine itself before it reaches us.
+public final class MicroHTTPServer: Sendable {
+    private struct State {
+        var daemon: DaemonHandle?
+        var listeningSocket: Int32 = -1
+        var port = 0
+        var draining = false
+        var stopped = false
+        var inFlight: [ObjectIdentifier: Exchange] = [:]
+    }
+
+    private let configuration: HTTPServerConfiguration
+    private let responder: any HTTPResponder
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// Creates a server; nothing is bound until ``start()``.
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+    }
+
+    /// The bound port (useful with `port: 0`); 0 before ``start()``.
+    public var port: Int { state.withLock { $0.port } }
+
+    /// Requests handed to the application and not answered yet.
+    public var inFlightCount: Int { state.withLock { $0.inFlight.count } }
+
+    /// Binds the socket and starts the engine threads.
+    public func start() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let (descriptor, boundPort) = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
+        // Our own limits answer in JSON; the engine's per-connection memory must hold a
+        // request that exceeds them by a little, so we see it first.
+        let memory = max(64 << 10, 2 * (configuration.maxHeaderBytes + configuration.maxURLBytes))
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(descriptor), ptr_value: nil),
+            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threads, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeoutSeconds, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: memory, ptr_value: nil),
+            MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: Unmanaged.passUnretained(self).toOpaque()),
+            MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+        ]
+        let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let daemon = options.withUnsafeMutableBufferPointer { buffer in
+            market09_start_daemon(flags, accessHandler, Unmanaged.passUnretained(self).toOpaque(), buffer.baseAddress)
+        }
+        guard let daemon else {
+            close(descriptor)
+            throw ListeningSocket.Failure(description: "libmicrohttpd could not start on \(configuration.host):\(boundPort)")
+        }
+        state.withLock { state in
+            state.daemon = DaemonHandle(daemon)
+            state.listeningSocket = descriptor
+            state.port = boundPort
+        }
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish for up to `gracePeriod`,
+    /// answers any still running with 503, then stops the engine threads.
+    public func shutdown(gracePeriod: Duration) async {
+        let handle: DaemonHandle? = state.withLock { state in
+            guard !state.draining, let daemon = state.daemon else { return nil }
+            state.draining = true
+            return daemon
+        }
+        guard let handle else { return }
+        let listening = MHD_quiesce_daemon(handle.daemon)
+        if listening >= 0 { close(listening) }
+
+        let deadline = ContinuousClock.now + gracePeriod
+        while inFlightCount > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let abandoned = state.withLock { state in
+            let exchanges = Array(state.inFlight.values)
+            for exchange in exchanges { finishLocked(&state, exchange, Self.shuttingDown) }
+            return exchanges.count
+        }
+        if abandoned > 0 {
+            logger.warning("shutdown deadline passed; answered in-flight requests with 503", ["count": .int(abandoned)])
+            // Give the engine a moment to write the 503s before the threads stop.
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        state.withLock { $0.stopped = true }
+        // MHD_stop_daemon joins the engine threads: block a thread of our own, not the pool.
+        _ = try? await BlockingWork.run(name: "http-stop") { MHD_stop_daemon(handle.daemon) }
+    }
+
+    private static let shuttingDown: HTTPResponse = {
+        var response = HTTPResponse.error(status: 503, code: "shutting_down", message: "The server is shutting down; retry on another instance.")
+        response.headers.set("Connection", "close")
+        return response
+    }()
+
+    // MARK: - Engine callbacks (engine threads)
+
+    fileprivate func handle(
+        connection: OpaquePointer,
+        url: UnsafePointer<CChar>,
+        method: UnsafePointer<CChar>,
+        uploadData: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>,
+        context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let raw = context.pointee else {
+            let requestID = RequestID.accept(Self.header(connection, "X-Request-Id")) ?? RequestID.generate()
+            let exchange = Exchange(connection: connection, method: String(cString: method), path: String(cString: url), requestID: requestID)
+            context.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            if let rejection = earlyRejection(connection: connection, exchange: exchange) {
+                return queue(rejection, for: exchange)
+            }
+            return .YES
+        }
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
+        switch exchange.phase {
+        case .receiving:
+            if uploadSize.pointee > 0 {
+                let count = uploadSize.pointee
+                uploadSize.pointee = 0
+                guard exchange.body.count + count <= configuration.maxBodyBytes else {
+                    return queue(Self.bodyTooLarge(configuration.maxBodyBytes), for: exchange)
+                }
+                if let uploadData { exchange.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: count) }
+                return .YES
+            }
+            dispatch(exchange, request: makeRequest(connection: connection, exchange: exchange))
+            return .YES
+        case .dispatched:
+            guard let response = exchange.takeResponse() else { return .YES }
+            return queue(response, for: exchange)
+        case .answered:
+            return .NO
+        }
+    }
+
+    fileprivate func completed(context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode) {
+        guard let context, let raw = context.pointee else { return }
+        context.pointee = nil
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
+        if exchange.phase == .dispatched {
+            // The engine gave up on a suspended connection: make sure nobody resumes it.
+            state.withLock { state in
+                _ = exchange.complete(with: Self.shuttingDown)
+                state.inFlight[ObjectIdentifier(exchange)] = nil
+            }
+        }
+        let elapsed = (ContinuousClock.now - exchange.startedAt).components
+        let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+        logger.info("request", [
+            "method": .string(exchange.method),
+            "path": .string(exchange.path),
+            "status": .int(exchange.status),
+            "duration_ms": .double((milliseconds * 1000).rounded() / 1000),
+            "request_id": .string(exchange.requestID),
+            "completed": termination == .REQUEST_TERMINATED_COMPLETED_OK ? "ok" : "aborted",
+        ])
+    }
+
+    // MARK: - Request path
+
+    private func earlyRejection(connection: OpaquePointer, exchange: Exchange) -> HTTPResponse? {
+        if state.withLock({ $0.draining }) { return Self.shuttingDown }
+        var headerBytes = 0
+        Self.forEachValue(connection, .HEADER_KIND) { name, value in headerBytes += name.utf8.count + value.utf8.count + 4 }
+        if headerBytes > configuration.maxHeaderBytes {
+            return .error(status: 431, code: "headers_too_large", message: "Request header fields exceed \(configuration.maxHeaderBytes) bytes.")
+        }
+        var urlBytes = exchange.path.utf8.count
+        Self.forEachValue(connection, .GET_ARGUMENT_KIND) { name, value in urlBytes += name.utf8.count + value.utf8.count + 2 }
+        if urlBytes > configuration.maxURLBytes {
+            return .error(status: 414, code: "uri_too_long", message: "The request target exceeds \(configuration.maxURLBytes) bytes.")
+        }
+        if let length = Self.header(connection, "Content-Length").flatMap(Int.init), length > configuration.maxBodyBytes {
+            return Self.bodyTooLarge(configuration.maxBodyBytes)
+        }
+        return nil
+    }
+
+    private static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
+        .error(status: 413, code: "body_too_large", message: "The request body exceeds \(limit) bytes.")
+    }
+
+    private func makeRequest(connection: OpaquePointer, exchange: Exchange) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        Self.forEachValue(connection, .HEADER_KIND) { name, value in headers.add(name, value) }
+        var query: [String: String] = [:]
+        Self.forEachValue(connection, .GET_ARGUMENT_KIND) { name, value in query[name] = value }
+        let remote = market09_client_address(connection).flatMap(ListeningSocket.describe)
+        return HTTPRequest(method: exchange.method, path: exchange.path, query: query, headers: headers,
+                           body: exchange.body, requestID: exchange.requestID, remoteAddress: remote)
+    }
+
+    private func dispatch(_ exchange: Exchange, request: HTTPRequest) {
+        exchange.phase = .dispatched
+        exchange.body = Data()
+        state.withLock { $0.inFlight[ObjectIdentifier(exchange)] = exchange }
+        MHD_suspend_connection(exchange.connection)
+        let responder = responder
+        Task {
+            let response = await responder.respond(to: request)
+            self.finish(exchange, response)
+        }
+    }
+
+    private func finish(_ exchange: Exchange, _ response: HTTPResponse) {
+        state.withLock { state in finishLocked(&state, exchange, response) }
+    }
+
+    /// Stores the response and resumes the connection, unless the exchange was already
+    /// answered or the engine has stopped (resuming after `MHD_stop_daemon` is fatal).
+    private func finishLocked(_ state: inout State, _ exchange: Exchange, _ response: HTTPResponse) {
+        guard !state.stopped, exchange.complete(with: response) else { return }
+        state.inFlight[ObjectIdentifier(exchange)] = nil
+        MHD_resume_connection(exchange.connection)
+    }
+
+    private func queue(_ response: HTTPResponse, for exchange: Exchange) -> MHD_Result {
+        exchange.phase = .answered
+        exchange.status = response.status
+        var body = response.body
+        let mhdResponse = body.withUnsafeMutableBytes { buffer in
+            MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse else { return .NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        for (name, value) in response.headers {
+            MHD_add_response_header(mhdResponse, name, value)
+        }
+        MHD_add_response_header(mhdResponse, "X-Request-Id", exchange.requestID)
+        return MHD_queue_response(exchange.connection, UInt32(response.status), mhdResponse)
+    }
+
+    // MARK: - libmicrohttpd value access
+
+    private static func header(_ connection: OpaquePointer, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+    }
+
+    /// Calls `body` for every value of `kind` (headers or decoded query arguments).
+    private static func forEachValue(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ body: (String, String) -> Void) {
+        withoutActuallyEscaping(body) { body in
+            let box = ValueVisitor(body)
+            _ = MHD_get_connection_values(connection, kind, valueIterator, Unmanaged.passUnretained(box).toOpaque())
+        }
+    }
+}
+
+/// Carries a visiting closure through libmicrohttpd's `cls` pointer.
+private final class ValueVisitor {
+    let visit: (String, String) -> Void
+    init(_ visit: @escaping (String, String) -> Void) { self.visit = visit }
+}
+
+/// The libmicrohttpd daemon pointer.
+///
+/// `@unchecked Sendable`: it is stored under the server's `state` mutex, and the only
+/// calls made with it (`MHD_quiesce_daemon`, then `MHD_stop_daemon`) are documented as
+/// safe from any thread; `shutdown` makes them once, in that order, after `draining` is set.
+private struct DaemonHandle: @unchecked Sendable {
+    let daemon: OpaquePointer
+    init(_ daemon: OpaquePointer) { self.daemon = daemon }
+}
+
+private let valueIterator: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return .YES }
+    let visitor = Unmanaged<ValueVisitor>.fromOpaque(cls).takeUnretainedValue()
+    visitor.visit(String(cString: key), value.map { String(cString: $0) } ?? "")
+    return .YES
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, context in
+    guard let cls, let connection, let url, let method, let uploadSize, let context else { return .NO }
+    let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    return server.handle(connection: connection, url: url, method: method, uploadData: uploadData, uploadSize: uploadSize, context: context)
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, termination in
+    guard let cls else { return }
+    let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    server.completed(context: context, termination: termination)
+}

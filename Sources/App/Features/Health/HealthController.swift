@@ -1,0 +1,40 @@
+import Data
+
+/// Something that can tell whether the database answers.
+public protocol ReadinessProbe: Sendable {
+    /// Throws when the dependency cannot serve requests.
+    func check() async throws
+}
+
+extension PostgresPool: ReadinessProbe {
+    /// A trivial query through the pool.
+    public func check() async throws { try await ping() }
+}
+
+/// `GET /health` (the process answers) and `GET /ready` (the database answers too), for
+/// load balancers and orchestrators.
+struct HealthController: Sendable {
+    let readiness: any ReadinessProbe
+    let logger: Logger
+
+    var routes: [Route] {
+        [
+            Route("GET", "/health") { _ in try .json(Status(status: "ok")) },
+            Route("GET", "/ready") { request in try await ready(request) },
+        ]
+    }
+
+    private func ready(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            try await readiness.check()
+            return try .json(Status(status: "ready"))
+        } catch {
+            logger.warning("readiness check failed", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])
+            return .error(status: 503, code: "database_unavailable", message: "The database is not reachable.")
+        }
+    }
+
+    private struct Status: Encodable {
+        let status: String
+    }
+}

@@ -1,0 +1,65 @@
+/// A method, a path pattern and the handler that answers it. Features publish arrays of
+/// routes; the application mounts them.
+public struct Route: Sendable {
+    /// Answers one matched request.
+    public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+
+    /// Upper-case method, e.g. `GET`.
+    public let method: String
+    /// The path pattern, e.g. `/v1/posts/{id}`.
+    public let pattern: RoutePattern
+    /// The handler.
+    public let handler: Handler
+
+    /// Creates a route; `pattern` segments in braces capture path parameters.
+    public init(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+        self.method = method
+        self.pattern = RoutePattern(pattern)
+        self.handler = handler
+    }
+}
+
+/// A path template split into literal and `{parameter}` segments.
+public struct RoutePattern: Sendable, CustomStringConvertible {
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    let segments: [Segment]
+    /// The template as written.
+    public let description: String
+
+    /// Parses a template such as `/v1/posts/{id}/like`.
+    public init(_ template: String) {
+        description = template
+        segments = template.split(separator: "/").map { part in
+            if part.hasPrefix("{") && part.hasSuffix("}") {
+                return .parameter(String(part.dropFirst().dropLast()))
+            }
+            return .literal(String(part))
+        }
+    }
+
+    /// The captured parameters when `pathSegments` fits the template, `nil` otherwise.
+    func match(_ pathSegments: [Substring]) -> [String: String]? {
+        guard pathSegments.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, pathSegments) {
+            switch segment {
+            case .literal(let literal):
+                guard literal == part else { return nil }
+            case .parameter(let name):
+                parameters[name] = String(part)
+            }
+        }
+        return parameters
+    }
+}
+
+extension Route {
+    /// The same route with `prefix` (e.g. `/v1`) in front of its pattern.
+    public func mounted(at prefix: String) -> Route {
+        Route(method, prefix + pattern.description, handler)
+    }
+}

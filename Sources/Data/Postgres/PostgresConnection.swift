@@ -1,0 +1,143 @@
+import CLibPQ
+import Foundation
+
+/// One libpq connection. Every call blocks, so a connection is only ever used on the pool
+/// thread that owns it (see ``PostgresPool``) or on a thread a command-line tool owns.
+///
+/// Statements run through ``query(_:_:)`` are prepared once per connection and executed by
+/// name afterwards; ``execute(script:)`` runs a multi-statement script unprepared (migrations).
+public final class PostgresConnection {
+    private var handle: OpaquePointer?
+    private var preparedNames: [String: String] = [:]
+    /// Successful server round trips so far; the pool compares it before and after a job to
+    /// know whether a failed job reached the server at all (and so may be retried).
+    private(set) var successfulRoundTrips = 0
+
+    /// Opens a connection. `url` is a `postgres://` URI or a libpq key/value string.
+    ///
+    /// Every session runs in UTC with the ISO date style, which the decoders rely on.
+    public init(url: String, applicationName: String = "market09", connectTimeoutSeconds: Int = 5) throws {
+        let keys = ["connect_timeout", "application_name", "dbname", "client_encoding", "options"]
+        let values = [String(connectTimeoutSeconds), applicationName, url, "UTF8", "-c TimeZone=UTC -c DateStyle=ISO,YMD"]
+        let connection = withCStringArray(keys) { keyPointers in
+            withCStringArray(values) { valuePointers in
+                PQconnectdbParams(keyPointers, valuePointers, 1)
+            }
+        }
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { Self.lastMessage($0) } ?? "out of memory"
+            if let connection { PQfinish(connection) }
+            throw PostgresError(code: .connectionFailure, message: message)
+        }
+        handle = connection
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Whether libpq still considers the connection usable. A server restart is only noticed
+    /// by the next statement, so `true` does not promise the next call succeeds.
+    public var isOpen: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Closes the connection; later calls throw ``PostgresError/Code/connectionFailure``.
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        preparedNames.removeAll()
+    }
+
+    /// Runs one parameterised statement (`$1`, `$2`, …), preparing it on first use.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
+        let handle = try openHandle()
+        let name = try preparedName(for: sql, parameterCount: parameters.count, handle: handle)
+        let texts = parameters.map(\.postgresText)
+        let result = withOptionalCStringArray(texts) { values in
+            PQexecPrepared(handle, name, Int32(texts.count), values, nil, nil, 0)
+        }
+        return try check(result, handle: handle)
+    }
+
+    /// Runs a script of one or more statements without parameters (simple query protocol).
+    public func execute(script: String) throws {
+        let handle = try openHandle()
+        _ = try check(PQexec(handle, script), handle: handle)
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try execute(script: "BEGIN")
+        do {
+            let value = try body(self)
+            try execute(script: "COMMIT")
+            return value
+        } catch {
+            if isOpen { try? execute(script: "ROLLBACK") }
+            throw error
+        }
+    }
+
+    private func openHandle() throws -> OpaquePointer {
+        guard let handle else {
+            throw PostgresError(code: .connectionFailure, message: "connection is closed")
+        }
+        return handle
+    }
+
+    private func preparedName(for sql: String, parameterCount: Int, handle: OpaquePointer) throws -> String {
+        if let name = preparedNames[sql] { return name }
+        let name = "s\(preparedNames.count + 1)"
+        _ = try check(PQprepare(handle, name, sql, Int32(parameterCount), nil), handle: handle)
+        preparedNames[sql] = name
+        return name
+    }
+
+    private func check(_ result: OpaquePointer?, handle: OpaquePointer) throws -> PostgresRows {
+        guard let result else {
+            throw failure(handle: handle)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            successfulRoundTrips += 1
+            return PostgresRows(result: result)
+        default:
+            defer { PQclear(result) }
+            if PQstatus(handle) != CONNECTION_OK { throw failure(handle: handle) }
+            let sqlState = Self.field(result, "C")
+            throw PostgresError(
+                message: Self.field(result, "M") ?? Self.lastMessage(handle),
+                sqlState: sqlState ?? "XX000",
+                constraint: Self.field(result, "n"))
+        }
+    }
+
+    private func failure(handle: OpaquePointer) -> PostgresError {
+        let message = Self.lastMessage(handle)
+        if PQstatus(handle) != CONNECTION_OK { close() }
+        return PostgresError(code: .connectionFailure, message: message)
+    }
+
+    private static func field(_ result: OpaquePointer, _ code: Unicode.Scalar) -> String? {
+        PQresultErrorField(result, Int32(code.value)).map { String(cString: $0) }
+    }
+
+    private static func lastMessage(_ handle: OpaquePointer) -> String {
+        String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings that live for the call.
+private func withCStringArray<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    withOptionalCStringArray(strings + [nil]) { pointers in body(pointers) }
+}
+
+/// Calls `body` with C strings for `strings`, `nil` entries passed as NULL pointers.
+private func withOptionalCStringArray<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let pointers = strings.map { $0.map { UnsafePointer(strdup($0)!) } }
+    defer { pointers.forEach { $0.map { free(UnsafeMutablePointer(mutating: $0)) } } }
+    return body(pointers)
+}

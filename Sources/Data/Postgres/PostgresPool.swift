@@ -1,0 +1,199 @@
+import Foundation
+
+/// A fixed set of PostgreSQL connections, each owned by one thread of the pool.
+///
+/// libpq blocks, so no libpq call ever runs on Swift's cooperative thread pool: `async`
+/// callers enqueue a synchronous closure, a pool thread runs it with its connection, and a
+/// continuation hands the result back. A connection broken by a server restart is dropped
+/// and reopened on the next job; a job that failed before reaching the server on a stale
+/// connection is retried once on a fresh one, so the first request after a restart
+/// succeeds instead of failing.
+public final class PostgresPool: Sendable {
+    /// What the pool needs to open connections.
+    public struct Configuration: Sendable {
+        /// `postgres://` URI or libpq key/value string.
+        public var url: String
+        /// Number of connections (and threads).
+        public var size: Int
+        /// Seconds libpq waits for a connection before failing.
+        public var connectTimeoutSeconds: Int
+
+        /// Creates a configuration.
+        public init(url: String, size: Int = 4, connectTimeoutSeconds: Int = 5) {
+            self.url = url
+            self.size = size
+            self.connectTimeoutSeconds = connectTimeoutSeconds
+        }
+    }
+
+    private let configuration: Configuration
+    private let queue: JobQueue
+
+    /// Starts `configuration.size` threads; connections open lazily on first use.
+    public init(_ configuration: Configuration) {
+        precondition(configuration.size > 0, "pool size must be positive")
+        self.configuration = configuration
+        self.queue = JobQueue(workers: configuration.size)
+        for index in 0..<configuration.size {
+            let thread = Thread { [queue, configuration] in
+                var connection: PostgresConnection?
+                while let job = queue.next() {
+                    job(&connection, configuration)
+                }
+                connection?.close()
+                queue.workerExited()
+            }
+            thread.name = "postgres-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Runs `body` on a pool thread with a connection and returns its result.
+    public func withConnection<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let accepted = queue.enqueue { connection, configuration in
+                continuation.resume(with: Self.run(body, on: &connection, configuration: configuration))
+            }
+            if !accepted {
+                continuation.resume(throwing: PostgresError(code: .poolClosed, message: "the connection pool is closed"))
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction, running the whole transaction again (up to
+    /// `maxAttempts` times) when PostgreSQL reports a serialization failure or deadlock.
+    public func transaction<T: Sendable>(
+        maxAttempts: Int = 3,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        try await withConnection { connection in
+            var attempt = 1
+            while true {
+                do {
+                    return try connection.transaction(body)
+                } catch let error as PostgresError where error.isTransient && attempt < maxAttempts {
+                    attempt += 1
+                }
+            }
+        }
+    }
+
+    /// Answers whether the database accepts a trivial query.
+    public func ping() async throws {
+        try await withConnection { connection in
+            _ = try connection.query("SELECT 1")
+        }
+    }
+
+    /// Stops accepting work, lets queued jobs finish, closes every connection and returns
+    /// once every pool thread has exited.
+    public func close() async {
+        await withCheckedContinuation { continuation in
+            queue.close { continuation.resume() }
+        }
+    }
+
+    private static func run<T>(
+        _ body: (PostgresConnection) throws -> T,
+        on slot: inout PostgresConnection?,
+        configuration: Configuration
+    ) -> Result<T, any Error> {
+        for attempt in 1...2 {
+            let connection: PostgresConnection
+            let reused: Bool
+            if let existing = slot, existing.isOpen {
+                connection = existing
+                reused = true
+            } else {
+                slot?.close()
+                do {
+                    connection = try PostgresConnection(url: configuration.url, connectTimeoutSeconds: configuration.connectTimeoutSeconds)
+                } catch {
+                    slot = nil
+                    return .failure(error)
+                }
+                slot = connection
+                reused = false
+            }
+            let roundTripsBefore = connection.successfulRoundTrips
+            do {
+                return .success(try body(connection))
+            } catch let error as PostgresError where error.code == .connectionFailure {
+                connection.close()
+                slot = nil
+                let neverReachedServer = connection.successfulRoundTrips == roundTripsBefore
+                if !(reused && neverReachedServer && attempt == 1) { return .failure(error) }
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .failure(PostgresError(code: .connectionFailure, message: "connection lost twice"))
+    }
+}
+
+/// The pool's work queue: a FIFO of jobs guarded by one condition variable.
+///
+/// `@unchecked Sendable`: every stored property is read and written only while holding
+/// `condition`'s lock.
+private final class JobQueue: @unchecked Sendable {
+    typealias Job = (inout PostgresConnection?, PostgresPool.Configuration) -> Void
+
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var head = 0
+    private var closed = false
+    private var liveWorkers: Int
+    private var exitWaiters: [@Sendable () -> Void] = []
+
+    init(workers: Int) {
+        liveWorkers = workers
+    }
+
+    /// Adds a job; `false` when the queue is closed.
+    func enqueue(_ job: @escaping Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    /// Blocks the calling pool thread until a job is available; `nil` once closed and drained.
+    func next() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == jobs.count && !closed {
+            condition.wait()
+        }
+        guard head < jobs.count else { return nil }
+        let job = jobs[head]
+        head += 1
+        if head > 64 && head * 2 > jobs.count {
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+
+    func close(onAllExited: @escaping @Sendable () -> Void) {
+        condition.lock()
+        closed = true
+        let finished = liveWorkers == 0
+        if !finished { exitWaiters.append(onAllExited) }
+        condition.broadcast()
+        condition.unlock()
+        if finished { onAllExited() }
+    }
+
+    func workerExited() {
+        condition.lock()
+        liveWorkers -= 1
+        var waiters: [@Sendable () -> Void] = []
+        if liveWorkers == 0 { swap(&waiters, &exitWaiters) }
+        condition.unlock()
+        waiters.forEach { $0() }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// Converts between `Date` and the text form of `timestamptz` without `DateFormatter`,
+/// which is slow and locale-sensitive. Connections run with `DateStyle=ISO` and
+/// `TimeZone=UTC`, so the server prints `2026-11-29 13:58:26.123456+00`.
+enum PostgresTimestamp {
+    /// Formats as `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
+    static func format(_ date: Date) -> String {
+        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        var seconds = Int((micros / 1_000_000).rounded(.down))
+        let fraction = Int(micros) - seconds * 1_000_000
+        let days = floorDivide(seconds, 86_400)
+        seconds -= days * 86_400
+        let (year, month, day) = civilDate(fromDays: days)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))Z"
+    }
+
+    /// Parses `YYYY-MM-DD[ T]HH:MM:SS[.f{1,6}][(+|-)HH[:MM[:SS]]|Z]`; `nil` otherwise.
+    static func parse(_ text: String) -> Date? {
+        var scanner = DigitScanner(Array(text.utf8))
+        guard let year = scanner.number(digits: 4), scanner.skip("-"),
+              let month = scanner.number(digits: 2), scanner.skip("-"),
+              let day = scanner.number(digits: 2), scanner.skip(" ") || scanner.skip("T"),
+              let hour = scanner.number(digits: 2), scanner.skip(":"),
+              let minute = scanner.number(digits: 2), scanner.skip(":"),
+              let second = scanner.number(digits: 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var micros = 0
+        if scanner.skip(".") {
+            var digits = 0
+            while let digit = scanner.digit() {
+                if digits < 6 { micros = micros * 10 + digit }
+                digits += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 6) { micros *= 10 }
+        }
+        var offset = 0
+        if scanner.skip("Z") {
+            offset = 0
+        } else if let sign = scanner.sign() {
+            guard let hours = scanner.number(digits: 2) else { return nil }
+            var minutes = 0, seconds = 0
+            if scanner.skip(":") {
+                guard let value = scanner.number(digits: 2) else { return nil }
+                minutes = value
+                if scanner.skip(":") {
+                    guard let value = scanner.number(digits: 2) else { return nil }
+                    seconds = value
+                }
+            }
+            offset = sign * (hours * 3600 + minutes * 60 + seconds)
+        }
+        guard scanner.atEnd else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let total = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Date(timeIntervalSince1970: Double(total) + Double(micros) / 1_000_000)
+    }
+
+    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDivide(y, 400)
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01.
+    static func civilDate(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func floorDivide(_ a: Int, _ b: Int) -> Int {
+        a >= 0 ? a / b : (a - b + 1) / b
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}
+
+/// Reads ASCII digits and separators from a byte array, one field at a time.
+private struct DigitScanner {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { index == bytes.count }
+
+    mutating func digit() -> Int? {
+        guard index < bytes.count, (48...57).contains(bytes[index]) else { return nil }
+        defer { index += 1 }
+        return Int(bytes[index] - 48)
+    }
+
+    mutating func number(digits: Int) -> Int? {
+        var value = 0
+        for _ in 0..<digits {
+            guard let digit = digit() else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    mutating func skip(_ character: Unicode.Scalar) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
+        index += 1
+        return true
+    }
+
+    mutating func sign() -> Int? {
+        if skip("+") { return 1 }
+        if skip("-") { return -1 }
+        return nil
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A Swift value that can be sent as a statement parameter in PostgreSQL's text format.
+public protocol PostgresEncodable: Sendable {
+    /// The parameter's text form, or `nil` for SQL `NULL`.
+    var postgresText: String? { get }
+}
+
+/// A Swift value that can be read from a column in PostgreSQL's text format.
+public protocol PostgresDecodable {
+    /// Parses the column's text; throws ``PostgresError/Code/decoding`` on malformed input.
+    init(postgresText text: String) throws
+    /// The value for SQL `NULL`, or `nil` when the type cannot represent it.
+    static var postgresNull: Self? { get }
+}
+
+extension PostgresDecodable {
+    /// Non-optional types cannot represent `NULL`.
+    public static var postgresNull: Self? { nil }
+}
+
+func decodingError(_ text: String, as type: Any.Type) -> PostgresError {
+    PostgresError(code: .decoding, message: "cannot decode \(String(reflecting: type)) from '\(text.prefix(64))'")
+}
+
+extension String: PostgresEncodable, PostgresDecodable {
+    public var postgresText: String? { self }
+    public init(postgresText text: String) { self = text }
+}
+
+extension Int: PostgresEncodable, PostgresDecodable {
+    public var postgresText: String? { String(self) }
+    public init(postgresText text: String) throws {
+        guard let value = Int(text) else { throw decodingError(text, as: Int.self) }
+        self = value
+    }
+}
+
+extension Double: PostgresEncodable, PostgresDecodable {
+    public var postgresText: String? { String(self) }
+    public init(postgresText text: String) throws {
+        guard let value = Double(text) else { throw decodingError(text, as: Double.self) }
+        self = value
+    }
+}
+
+extension Bool: PostgresEncodable, PostgresDecodable {
+    public var postgresText: String? { self ? "t" : "f" }
+    public init(postgresText text: String) throws {
+        switch text {
+        case "t", "true": self = true
+        case "f", "false": self = false
+        default: throw decodingError(text, as: Bool.self)
+        }
+    }
+}
+
+extension UUID: PostgresEncodable, PostgresDecodable {
+    public var postgresText: String? { uuidString.lowercased() }
+    public init(postgresText text: String) throws {
+        guard let value = UUID(uuidString: text) else { throw decodingError(text, as: UUID.self) }
+        self = value
+    }
+}
+
+extension Date: PostgresEncodable, PostgresDecodable {
+    /// ISO 8601 in UTC with microseconds, which `timestamptz` parses exactly.
+    public var postgresText: String? { PostgresTimestamp.format(self) }
+    /// Parses `timestamptz` output in the ISO date style the pool sets on every connection.
+    public init(postgresText text: String) throws {
+        guard let value = PostgresTimestamp.parse(text) else { throw decodingError(text, as: Date.self) }
+        self = value
+    }
+}
+
+extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
+    public var postgresText: String? { self.flatMap(\.postgresText) }
+}
+
+extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
+    public init(postgresText text: String) throws { self = try Wrapped(postgresText: text) }
+    public static var postgresNull: Self? { .some(nil) }
+}

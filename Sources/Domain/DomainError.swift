@@ -1,0 +1,12 @@
+/// Errors the domain reports to its callers; the HTTP layer maps each case to one status
+/// and one stable error code in a single place.
+public enum DomainError: Error, Sendable, Equatable {
+    /// A requested entity does not exist. The payload names the kind, e.g. `post`.
+    case notFound(String)
+    /// The input breaks a rule; `field` names the offending input when there is one.
+    case invalid(field: String?, message: String)
+    /// The write would duplicate an existing entity. The payload names the kind.
+    case conflict(String)
+    /// A dependency the use case needs is not able to answer right now.
+    case unavailable(String)
+}

@@ -1,0 +1,4 @@
+import App
+import Foundation
+
+exit(await CommandLineInterface.main(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment))
