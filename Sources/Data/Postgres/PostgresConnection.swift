@@ -29,6 +29,9 @@ public final class PostgresConnection {
             if let connection { PQfinish(connection) }
             throw PostgresError(code: .connectionFailure, message: message)
         }
+        // Server notices ("relation already exists, skipping") are not errors; libpq's
+        // default processor would print them on stderr, outside our structured log.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
     }
 

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A child process started with `posix_spawn`, its standard input from `/dev/null` and its
+/// standard output and error appended to one file.
+///
+/// Foundation's `Process` is avoided: on Linux its exit monitoring can miss a child whose
+/// own children (a `pg_ctl`-started server) outlive it. Waiting here is plain `waitpid`,
+/// so ``waitForExit()`` blocks: call it from a thread you own.
+public final class ChildProcess: Sendable {
+    /// Why the process could not be started.
+    public struct SpawnFailure: Error, CustomStringConvertible {
+        /// `posix_spawn`'s error text.
+        public let description: String
+    }
+
+    /// The process id.
+    public let pid: pid_t
+    /// The file receiving standard output and standard error.
+    public let outputPath: String
+
+    /// Starts `arguments[0]` (an absolute path). `environment` replaces the inherited one
+    /// when given; `directory` becomes the working directory when given.
+    public init(_ arguments: [String], environment: [String: String]? = nil, directory: String? = nil, outputPath: String) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // posix_spawn_file_actions_addchdir_np is not exported to Swift; env(1) changes directory.
+        let arguments = directory.map { ["/usr/bin/env", "-C", $0] + arguments } ?? arguments
+
+        let environmentLines = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let status = Self.withCStrings(arguments) { argv in
+            Self.withCStrings(environmentLines) { envp in
+                posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+            }
+        }
+        guard status == 0 else {
+            throw SpawnFailure(description: "\(arguments[0]): \(String(cString: strerror(status)))")
+        }
+        self.pid = pid
+        self.outputPath = outputPath
+    }
+
+    /// Sends `signal` (e.g. `SIGTERM`) to the process.
+    public func send(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Blocks until the process exits; returns its exit code (128 + signal when killed).
+    public func waitForExit() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return Self.exitCode(status)
+    }
+
+    /// The exit code if the process has exited, `nil` while it runs. Reaps the process.
+    public func exitCodeIfExited() -> Int32? {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == pid ? Self.exitCode(status) : nil
+    }
+
+    /// Everything the process wrote so far.
+    public func output() -> String {
+        (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
+
+    private static func exitCode(_ status: Int32) -> Int32 {
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        return body(pointers)
+    }
+}

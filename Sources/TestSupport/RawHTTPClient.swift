@@ -1,0 +1,118 @@
+import Data
+import Foundation
+
+/// One HTTP response as read off the wire.
+public struct RawHTTPResponse: Sendable {
+    /// The status code.
+    public let status: Int
+    /// Header fields with lower-cased names, in order.
+    public let headers: [(name: String, value: String)]
+    /// The body bytes.
+    public let body: Data
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name.lowercased() }?.value
+    }
+
+    /// The body parsed as a JSON object.
+    public func jsonObject() throws -> [String: any Sendable] {
+        guard let object = try JSONSerialization.jsonObject(with: body) as? [String: any Sendable] else {
+            throw TestEnvironmentError("body is not a JSON object: \(String(decoding: body, as: UTF8.self))")
+        }
+        return object
+    }
+}
+
+/// A deliberately small HTTP/1.1 client over a blocking TCP socket, so tests control the
+/// exact bytes sent (garbage, oversized headers, chunked bodies). Every call runs on a
+/// thread of its own and gives up after `timeoutSeconds`.
+public enum RawHTTPClient {
+    /// Sends `method path` with `headers` and `body` on a new connection that closes after.
+    public static func request(
+        _ method: String, _ path: String, port: Int,
+        headers: [(String, String)] = [], body: Data = Data()
+    ) async throws -> RawHTTPResponse {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        guard let response = try await exchange(Data(head.utf8) + body, port: port, isHead: method == "HEAD") else {
+            throw TestEnvironmentError("connection closed without a response")
+        }
+        return response
+    }
+
+    /// Writes `bytes` as they are and reads one response; `nil` when the server closed the
+    /// connection without answering. Write errors after the server stopped reading (it
+    /// answered early and closed) are ignored: the answer is what matters.
+    public static func exchange(_ bytes: Data, port: Int, isHead: Bool = false, timeoutSeconds: Int = 10) async throws -> RawHTTPResponse? {
+        try await BlockingWork.run(name: "raw-http") {
+            let descriptor = try connect(port: port, timeoutSeconds: timeoutSeconds)
+            defer { close(descriptor) }
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let sent = send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                    if sent <= 0 { break }
+                    offset += sent
+                }
+            }
+            return try readResponse(descriptor, isHead: isHead)
+        }
+    }
+
+    /// Opens a connection and returns the socket (for tests that hold a connection open).
+    public static func connect(port: Int, timeoutSeconds: Int = 10) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw TestEnvironmentError("cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
+    private static func readResponse(_ descriptor: Int32, isHead: Bool) throws -> RawHTTPResponse? {
+        var buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        func fill() -> Bool {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            guard count > 0 else { return false }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
+        let separator = Data("\r\n\r\n".utf8)
+        var headerEnd = buffer.range(of: separator)
+        while headerEnd == nil {
+            guard fill() else { return nil }
+            headerEnd = buffer.range(of: separator)
+        }
+        let head = String(decoding: buffer[..<headerEnd!.lowerBound], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw TestEnvironmentError("malformed status line in: \(head.prefix(200))")
+        }
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let length = isHead ? 0 : headers.first { $0.name == "content-length" }.flatMap { Int($0.value) } ?? 0
+        var body = buffer[headerEnd!.upperBound...]
+        while body.count < length {
+            guard fill() else { break }
+            body = buffer[headerEnd!.upperBound...]
+        }
+        return RawHTTPResponse(status: status, headers: headers, body: Data(body.prefix(length)))
+    }
+}

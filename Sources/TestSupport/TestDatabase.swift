@@ -1,0 +1,116 @@
+import Data
+import Foundation
+
+/// A private PostgreSQL database for one test, created in the cluster that the test
+/// command (`scripts/test`) starts and names in `MARKET09_TEST_DATABASE_URL`.
+///
+/// ``migrated()`` clones a template that holds the current schema (migrated once per test
+/// process), so every test starts from the same known state in milliseconds;
+/// ``empty()`` gives a database with no schema, for migration tests.
+public struct TestDatabase: Sendable {
+    /// The database's name.
+    public let name: String
+    /// A libpq URL for it.
+    public let url: String
+    /// A pool of 4 connections to it.
+    public let pool: PostgresPool
+
+    /// A fresh database with every migration applied.
+    public static func migrated() async throws -> TestDatabase {
+        let template = try await Template.shared.name()
+        return try await create(template: template)
+    }
+
+    /// A fresh database with no tables at all.
+    public static func empty() async throws -> TestDatabase {
+        try await create(template: "template0")
+    }
+
+    /// Closes the pool and drops the database.
+    public func drop() async {
+        await pool.close()
+        let name = name
+        _ = try? await Self.admin { connection in
+            try connection.execute(script: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        }
+    }
+
+    /// The migrations of this checkout, as the server loads them.
+    public static func migrations() throws -> [Migration] {
+        try Migration.load(from: migrationsDirectory)
+    }
+
+    /// `<package>/migrations`.
+    public static let migrationsDirectory = packageRoot.appendingPathComponent("migrations", isDirectory: true)
+
+    /// The package's root directory, found from this source file's path.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The URL of database `name` in the test cluster.
+    public static func url(database name: String) throws -> String {
+        let admin = try adminURL()
+        guard let slash = admin.lastIndex(of: "/") else { return admin }
+        return admin[..<slash] + "/" + name
+    }
+
+    private static func create(template: String) async throws -> TestDatabase {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await admin { connection in
+            try connection.execute(script: "CREATE DATABASE \(name) TEMPLATE \(template)")
+        }
+        let url = try url(database: name)
+        return TestDatabase(name: name, url: url, pool: PostgresPool(.init(url: url, size: 4)))
+    }
+
+    static func adminURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["MARKET09_TEST_DATABASE_URL"], !url.isEmpty else {
+            throw TestEnvironmentError("MARKET09_TEST_DATABASE_URL is not set: run the tests with scripts/test, which starts PostgreSQL")
+        }
+        return url
+    }
+
+    static func admin<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        let url = try adminURL()
+        return try await BlockingWork.run(name: "test-admin") {
+            let connection = try PostgresConnection(url: url)
+            defer { connection.close() }
+            return try body(connection)
+        }
+    }
+
+    /// Creates the migrated template once per test process.
+    private actor Template {
+        static let shared = Template()
+        private var creation: Task<String, any Error>?
+
+        func name() async throws -> String {
+            if let creation { return try await creation.value }
+            let task = Task<String, any Error> {
+                let name = "template_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+                try await TestDatabase.admin { connection in
+                    try connection.execute(script: "CREATE DATABASE \(name) TEMPLATE template0")
+                }
+                let pool = PostgresPool(.init(url: try TestDatabase.url(database: name), size: 1))
+                do {
+                    try await Migrator(pool: pool, migrations: TestDatabase.migrations()).migrate()
+                } catch {
+                    await pool.close()
+                    throw error
+                }
+                await pool.close()
+                return name
+            }
+            creation = task
+            return try await task.value
+        }
+    }
+}
+
+/// The test environment is not what the tests need; the message says how to fix it.
+public struct TestEnvironmentError: Error, CustomStringConvertible {
+    /// What is missing and how to provide it.
+    public let description: String
+    /// Creates the error.
+    public init(_ description: String) { self.description = description }
+}

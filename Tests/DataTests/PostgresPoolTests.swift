@@ -1,0 +1,148 @@
+import Data
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite struct PostgresPoolTests {
+    @Test func parallelQueriesRunOnEveryConnectionAtOnce() async throws {
+        let database = try await TestDatabase.migrated()
+        let started = ContinuousClock.now
+
+        let backendIDs = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await database.pool.withConnection { connection in
+                        try connection.query("SELECT pg_backend_pid(), pg_sleep(0.3)").first!.decode(0, as: Int.self)
+                    }
+                }
+            }
+            return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+        }
+
+        // 8 sleeps of 0.3 s on 4 connections take two rounds, not eight.
+        #expect(backendIDs.count == 4)
+        #expect(ContinuousClock.now - started < .seconds(2))
+        await database.drop()
+    }
+
+    @Test func aThrownErrorRollsTheTransactionBack() async throws {
+        let database = try await TestDatabase.migrated()
+        struct Abort: Error {}
+
+        await #expect(throws: Abort.self) {
+            try await database.pool.transaction { connection in
+                try connection.query("INSERT INTO influencers (username) VALUES ($1)", ["rolled_back"])
+                throw Abort()
+            }
+        }
+
+        let count = try await database.pool.withConnection { connection in
+            try connection.query("SELECT count(*) FROM influencers").first!.decode(0, as: Int.self)
+        }
+        #expect(count == 0)
+        await database.drop()
+    }
+
+    @Test func sqlStatesMapToTypedErrorsWithTheirConstraint() async throws {
+        let database = try await TestDatabase.migrated()
+        try await database.pool.withConnection { connection in
+            _ = try connection.query("INSERT INTO influencers (username) VALUES ($1)", ["dup"])
+        }
+
+        let duplicate = await #expect(throws: PostgresError.self) {
+            try await database.pool.withConnection { connection in
+                _ = try connection.query("INSERT INTO influencers (username) VALUES ($1)", ["dup"])
+            }
+        }
+        #expect(duplicate?.code == .uniqueViolation)
+        #expect(duplicate?.constraint == "influencers_username_key")
+
+        let orphan = await #expect(throws: PostgresError.self) {
+            try await database.pool.withConnection { connection in
+                _ = try connection.query(
+                    "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES ($1, 'x', 'food', now(), now())",
+                    [424242])
+            }
+        }
+        #expect(orphan?.code == .foreignKeyViolation)
+
+        let negative = await #expect(throws: PostgresError.self) {
+            try await database.pool.withConnection { connection in
+                _ = try connection.query("INSERT INTO influencers (username, followers_count) VALUES ('neg', $1)", [-1])
+            }
+        }
+        #expect(negative?.code == .checkViolation)
+        await database.drop()
+    }
+
+    @Test func rowsDecodeIntoTypedValuesAndNullOnlyIntoOptionals() async throws {
+        let database = try await TestDatabase.migrated()
+        let id = UUID()
+        let instant = Date(timeIntervalSince1970: 1_795_960_706.25)
+
+        let row = try await database.pool.withConnection { connection in
+            let row = try connection.query(
+                "SELECT $1::uuid, $2::timestamptz, $3::int, $4::bool, NULL::text, 'korean 한글'::text",
+                [id, instant, 42, true]).first!
+            return (try row.decode(0, as: UUID.self), try row.decode(1, as: Date.self), try row.decode(2, as: Int.self),
+                    try row.decode(3, as: Bool.self), try row.decode(4, as: String?.self), try row.decode(5, as: String.self))
+        }
+        #expect(row.0 == id)
+        #expect(row.1 == instant)
+        #expect(row.2 == 42)
+        #expect(row.3 == true)
+        #expect(row.4 == nil)
+        #expect(row.5 == "korean 한글")
+
+        let nullIntoString = await #expect(throws: PostgresError.self) {
+            try await database.pool.withConnection { connection in
+                try connection.query("SELECT NULL::text").first!.decode(0, as: String.self)
+            }
+        }
+        #expect(nullIntoString?.code == .decoding)
+        await database.drop()
+    }
+
+    @Test func statementsArePreparedOncePerConnection() async throws {
+        let database = try await TestDatabase.migrated()
+        let prepared = try await database.pool.withConnection { connection in
+            for value in 0..<5 { try connection.query("SELECT $1::int + 1", [value]) }
+            return try connection.query("SELECT count(*) FROM pg_prepared_statements WHERE statement = 'SELECT $1::int + 1'").first!.decode(0, as: Int.self)
+        }
+        #expect(prepared == 1)
+        await database.drop()
+    }
+
+    @Test func serializationFailuresAreRetriedInsideTheTransaction() async throws {
+        let database = try await TestDatabase.migrated()
+        let attempts = AttemptCounter()
+
+        let value = try await database.pool.transaction(maxAttempts: 3) { connection in
+            if attempts.increment() == 1 {
+                try connection.execute(script: "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = 'serialization_failure'; END $$")
+            }
+            return try connection.query("SELECT 7").first!.decode(0, as: Int.self)
+        }
+
+        #expect(value == 7)
+        #expect(attempts.value == 2)
+        await database.drop()
+    }
+
+    @Test func aClosedPoolRefusesWork() async throws {
+        let database = try await TestDatabase.migrated()
+        await database.pool.close()
+
+        let error = await #expect(throws: PostgresError.self) { try await database.pool.ping() }
+        #expect(error?.code == .poolClosed)
+        await database.drop()
+    }
+}
+
+/// Counts attempts across retries of a pool job (which runs on one pool thread at a time).
+final class AttemptCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+    var value: Int { count.withLock { $0 } }
+}
