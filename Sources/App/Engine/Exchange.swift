@@ -31,6 +31,7 @@ final class Exchange: @unchecked Sendable {
     var requestID: String
     var phase = Phase.receiving
     var body = Data()
+    var receivedBytes = 0
     var status = 0
     private let outcome = Mutex(Outcome.pending)
 

@@ -131,11 +131,18 @@ public final class MicroHTTPServer: Sendable {
             if uploadSize.pointee > 0 {
                 let count = uploadSize.pointee
                 uploadSize.pointee = 0
-                guard exchange.body.count + count <= configuration.maxBodyBytes else {
-                    return queue(Self.bodyTooLarge(configuration.maxBodyBytes), for: exchange)
+                exchange.receivedBytes += count
+                if exchange.receivedBytes > configuration.maxBodyBytes {
+                    // Keep reading and discarding so the client can read our 413 (closing
+                    // with unread input would reset the connection), up to a bound.
+                    exchange.body = Data()
+                    return exchange.receivedBytes > discardLimit ? .NO : .YES
                 }
                 if let uploadData { exchange.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: count) }
                 return .YES
+            }
+            if exchange.receivedBytes > configuration.maxBodyBytes {
+                return queue(Self.bodyTooLarge(configuration.maxBodyBytes), for: exchange)
             }
             dispatch(exchange, request: makeRequest(connection: connection, exchange: exchange))
             return .YES
@@ -184,11 +191,15 @@ public final class MicroHTTPServer: Sendable {
         if urlBytes > configuration.maxURLBytes {
             return .error(status: 414, code: "uri_too_long", message: "The request target exceeds \(configuration.maxURLBytes) bytes.")
         }
-        if let length = Self.header(connection, "Content-Length").flatMap(Int.init), length > configuration.maxBodyBytes {
+        if let length = Self.header(connection, "Content-Length").flatMap(Int.init), length > discardLimit {
             return Self.bodyTooLarge(configuration.maxBodyBytes)
         }
         return nil
     }
+
+    /// How much of an oversized body is read (and dropped) before the connection is simply
+    /// closed: enough for ordinary clients to see the 413, bounded against slow floods.
+    private var discardLimit: Int { configuration.maxBodyBytes + max(configuration.maxBodyBytes, 64 << 10) }
 
     private static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
         .error(status: 413, code: "body_too_large", message: "The request body exceeds \(limit) bytes.")

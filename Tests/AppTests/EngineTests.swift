@@ -1,0 +1,196 @@
+@testable import App
+import Data
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// The libmicrohttpd transport over real sockets on loopback.
+@Suite struct EngineTests {
+    /// A started server with a few routes that exercise the transport.
+    struct Harness {
+        let server: MicroHTTPServer
+        let logs: LogCapture
+        var port: Int { server.port }
+
+        init(configure: (inout HTTPServerConfiguration) -> Void = { _ in }, slowHandlerDelay: Duration = .milliseconds(500)) throws {
+            var configuration = HTTPServerConfiguration()
+            configuration.port = 0
+            configure(&configuration)
+            logs = LogCapture()
+            let routes = [
+                Route("GET", "/hello") { _ in try .json(["hello": "세계"]) },
+                Route("POST", "/echo") { request in try .json(["bytes": request.body.count]) },
+                Route("GET", "/slow") { _ in
+                    try await Task.sleep(for: slowHandlerDelay)
+                    return try .json(["slow": true])
+                },
+                Route("GET", "/query") { request in try .json(request.query) },
+            ]
+            server = MicroHTTPServer(configuration: configuration, responder: RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger), logger: logs.logger)
+            try server.start()
+        }
+
+        func stop() async { await server.shutdown(gracePeriod: .seconds(5)) }
+    }
+
+    @Test func answersJSONWithRequestIDsAndAnAccessLogLine() async throws {
+        let harness = try Harness()
+        let generated = try await RawHTTPClient.request("GET", "/hello", port: harness.port)
+        let echoed = try await RawHTTPClient.request("GET", "/hello", port: harness.port, headers: [("X-Request-Id", "client-abc")])
+
+        #expect(generated.status == 200)
+        #expect(generated.header("content-type") == "application/json; charset=utf-8")
+        #expect(String(decoding: generated.body, as: UTF8.self) == #"{"hello":"세계"}"#)
+        #expect(generated.header("x-request-id")?.count == 32)
+        #expect(echoed.header("x-request-id") == "client-abc")
+
+        await harness.stop()
+        let lines = harness.logs.entries(message: "request")
+        #expect(lines.count == 2)
+        let line = try #require(lines.first { $0["request_id"] as? String == "client-abc" })
+        #expect(line["method"] as? String == "GET")
+        #expect(line["path"] as? String == "/hello")
+        #expect(line["status"] as? Int == 200)
+        #expect(line["duration_ms"] is Double || line["duration_ms"] is Int)
+    }
+
+    @Test func headAnswersTheGetHeadersWithoutABody() async throws {
+        let harness = try Harness()
+        let response = try await RawHTTPClient.request("HEAD", "/hello", port: harness.port)
+
+        #expect(response.status == 200)
+        #expect(response.header("content-length") == String(#"{"hello":"세계"}"#.utf8.count))
+        #expect(response.body.isEmpty)
+        await harness.stop()
+    }
+
+    @Test func queryParametersArriveDecoded() async throws {
+        let harness = try Harness()
+        let response = try await RawHTTPClient.request("GET", "/query?search=%ED%81%AC%EB%A6%BC&page=2", port: harness.port)
+
+        #expect(try response.jsonObject() as? [String: String] == ["search": "크림", "page": "2"])
+        await harness.stop()
+    }
+
+    @Test func bodiesWithinTheLimitArriveWhole() async throws {
+        let harness = try Harness { $0.maxBodyBytes = 4096 }
+        let response = try await RawHTTPClient.request("POST", "/echo", port: harness.port, body: Data(repeating: 65, count: 4096))
+
+        #expect(response.status == 200)
+        #expect(try response.jsonObject()["bytes"] as? Int == 4096)
+        await harness.stop()
+    }
+
+    @Test func aBodyOneByteOverTheLimitAnswers413() async throws {
+        let harness = try Harness { $0.maxBodyBytes = 4096 }
+        let response = try await RawHTTPClient.request("POST", "/echo", port: harness.port, body: Data(repeating: 65, count: 4097))
+
+        #expect(response.status == 413)
+        #expect(try response.jsonObject()["error"] as? String == "body_too_large")
+        #expect(try await RawHTTPClient.request("GET", "/hello", port: harness.port).status == 200)
+        await harness.stop()
+    }
+
+    @Test func aHugeDeclaredBodyIsRefusedBeforeItIsRead() async throws {
+        let harness = try Harness { $0.maxBodyBytes = 4096 }
+        // Only the head is sent: the answer must not wait for 100 MB that never comes.
+        let head = Data("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n".utf8)
+        let response = try #require(try await RawHTTPClient.exchange(head, port: harness.port, timeoutSeconds: 5))
+
+        #expect(response.status == 413)
+        #expect(try await RawHTTPClient.request("GET", "/hello", port: harness.port).status == 200)
+        await harness.stop()
+    }
+
+    @Test func aChunkedBodyThatGrowsPastTheLimitAnswers413() async throws {
+        let harness = try Harness { $0.maxBodyBytes = 4096 }
+        var raw = Data("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for _ in 0..<4 {
+            raw += Data("800\r\n".utf8) + Data(repeating: 66, count: 0x800) + Data("\r\n".utf8)
+        }
+        raw += Data("0\r\n\r\n".utf8)
+
+        let response = try #require(try await RawHTTPClient.exchange(raw, port: harness.port))
+
+        #expect(response.status == 413)
+        #expect(try response.jsonObject()["error"] as? String == "body_too_large")
+        await harness.stop()
+    }
+
+    @Test func oversizedHeadersAnswer431AndHugeOnesAreStillRejected() async throws {
+        let harness = try Harness { $0.maxHeaderBytes = 4096 }
+        let justOver = try await RawHTTPClient.request("GET", "/hello", port: harness.port, headers: [("X-Big", String(repeating: "a", count: 4200))])
+        #expect(justOver.status == 431)
+        #expect(try justOver.jsonObject()["error"] as? String == "headers_too_large")
+
+        // Far past the engine's own buffer: the engine answers, the process survives.
+        let huge = try await RawHTTPClient.exchange(Data("GET /hello HTTP/1.1\r\nHost: x\r\nX-Huge: \(String(repeating: "b", count: 1 << 20))\r\n\r\n".utf8), port: harness.port)
+        if let huge { #expect((400..<500).contains(huge.status)) }
+        #expect(try await RawHTTPClient.request("GET", "/hello", port: harness.port).status == 200)
+        await harness.stop()
+    }
+
+    @Test func anOverlongURLAnswers414() async throws {
+        let harness = try Harness { $0.maxURLBytes = 1024 }
+        let response = try await RawHTTPClient.request("GET", "/query?q=" + String(repeating: "z", count: 2000), port: harness.port)
+
+        #expect(response.status == 414)
+        #expect(try response.jsonObject()["error"] as? String == "uri_too_long")
+        await harness.stop()
+    }
+
+    @Test func garbageBytesGet4xxAndTheServerKeepsServing() async throws {
+        let harness = try Harness()
+        let inputs: [Data] = [
+            Data([0x00, 0x01, 0x02, 0xFF, 0xFE, 0x0D, 0x0A, 0x0D, 0x0A]),
+            Data("NOT-HTTP\r\n\r\n".utf8),
+            Data("GET / HTTP/9.9\r\n\r\n".utf8),
+            Data("GET /hello HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
+            Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
+        ]
+        for input in inputs {
+            if let response = try await RawHTTPClient.exchange(input, port: harness.port, timeoutSeconds: 3) {
+                #expect((400..<500).contains(response.status) || response.status == 505, "status \(response.status) for \(input.prefix(16).map { $0 })")
+            }
+        }
+        #expect(try await RawHTTPClient.request("GET", "/hello", port: harness.port).status == 200)
+        await harness.stop()
+    }
+
+    @Test func shutdownLetsAnInFlightRequestFinish() async throws {
+        let harness = try Harness(slowHandlerDelay: .milliseconds(600))
+        let port = harness.port
+        async let slow = RawHTTPClient.request("GET", "/slow", port: port)
+        try await waitUntil { harness.server.inFlightCount == 1 }
+
+        let started = ContinuousClock.now
+        await harness.server.shutdown(gracePeriod: .seconds(5))
+
+        let response = try await slow
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"slow":true}"#)
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(throws: (any Error).self) { try RawHTTPClient.connect(port: port, timeoutSeconds: 1) }
+    }
+
+    @Test func requestsStillRunningAtTheDeadlineGet503() async throws {
+        let harness = try Harness(slowHandlerDelay: .seconds(30))
+        async let slow = RawHTTPClient.request("GET", "/slow", port: harness.port)
+        try await waitUntil { harness.server.inFlightCount == 1 }
+
+        await harness.server.shutdown(gracePeriod: .milliseconds(200))
+
+        let response = try await slow
+        #expect(response.status == 503)
+        #expect(try response.jsonObject()["error"] as? String == "shutting_down")
+    }
+
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TestEnvironmentError("condition not reached in 5 s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}

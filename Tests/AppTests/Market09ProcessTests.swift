@@ -1,0 +1,93 @@
+import Data
+import Foundation
+import Testing
+import TestSupport
+
+/// The built `market09` executable, run as an operator runs it.
+@Suite struct Market09ProcessTests {
+    private func emptyDirectory() throws -> String {
+        let path = "/tmp/m09p-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func serveWithoutADatabaseURLStartsTheEmbeddedClusterAndStopsItOnSIGTERM() async throws {
+        let directory = try emptyDirectory()
+        let server = try Market09Process(["serve"], environment: ["PORT": "0"], directory: directory)
+        let port = try await server.waitUntilListening()
+
+        let categories = try await RawHTTPClient.request("GET", "/v1/categories", port: port)
+        #expect(categories.status == 200)
+        let data = try #require(try categories.jsonObject()["data"] as? [[String: String]])
+        #expect(data.count == 13)
+        #expect(data.first == ["id": "beauty", "name": "뷰티"])
+        #expect(try await RawHTTPClient.request("GET", "/ready", port: port).status == 200)
+
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        let output = server.process.output()
+        #expect(output.contains("\"message\":\"embedded PostgreSQL stopped\""))
+        #expect(output.contains("\"message\":\"stopped\""))
+        let postgres = try EmbeddedPostgres(directory: URL(fileURLWithPath: directory + "/.market09"))
+        #expect(!postgres.isRunning())
+
+        // A second start reuses the cluster: nothing left to migrate.
+        let again = try Market09Process(["serve"], environment: ["PORT": "0"], directory: directory)
+        _ = try await again.waitUntilListening()
+        #expect(again.process.output().contains("\"message\":\"migrations applied\",\"count\":0"))
+        #expect(try await again.stop(signal: SIGINT) == 0)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test func twoMigrateProcessesAtOnceApplyEachFileOnce() async throws {
+        let database = try await TestDatabase.empty()
+        let directory = try emptyDirectory()
+        let environment = ["DATABASE_URL": database.url]
+
+        async let first = Market09Process.run(["migrate"], environment: environment, directory: directory)
+        async let second = Market09Process.run(["migrate"], environment: environment, directory: directory)
+        let results = try await [first, second]
+
+        #expect(results.map(\.code) == [0, 0])
+        let files = try TestDatabase.migrations().map(\.fileName).joined(separator: " ")
+        #expect(results.filter { $0.output.contains("applied: \(files)") }.count == 1)
+        #expect(results.filter { $0.output.contains("up to date") }.count == 1)
+        let rows = try await database.pool.withConnection { try $0.query("SELECT count(*) FROM schema_migrations").first!.decode(0, as: Int.self) }
+        #expect(rows == (try TestDatabase.migrations().count))
+        await database.drop()
+    }
+
+    @Test func dryRunListsPendingMigrationsAndExitsNonZeroUntilApplied() async throws {
+        let database = try await TestDatabase.empty()
+        let directory = try emptyDirectory()
+        let environment = ["DATABASE_URL": database.url]
+
+        let pending = try await Market09Process.run(["migrate", "--dry-run"], environment: environment, directory: directory)
+        #expect(pending.code == 1)
+        #expect(pending.output.hasPrefix("pending: 0001_users_and_sessions.sql"))
+
+        #expect(try await Market09Process.run(["migrate"], environment: environment, directory: directory).code == 0)
+        let current = try await Market09Process.run(["migrate", "--dry-run"], environment: environment, directory: directory)
+        #expect(current.code == 0)
+        #expect(current.output.hasPrefix("up to date"))
+        await database.drop()
+    }
+
+    @Test func anInvalidSettingExitsWithOneLineNamingIt() async throws {
+        let result = try await Market09Process.run(["serve"], environment: ["PORT": "eighty"], directory: try emptyDirectory())
+        #expect(result.code == 1)
+        #expect(result.output == "market09: error: invalid PORT: 'eighty' is not an integer in 0...65535\n")
+    }
+
+    @Test func helpAndUsageErrorsUseTheirExitCodes() async throws {
+        let directory = try emptyDirectory()
+        let help = try await Market09Process.run(["--help"], directory: directory)
+        #expect(help.code == 0)
+        #expect(help.output.contains("Usage: market09 <command>"))
+        let serveHelp = try await Market09Process.run(["serve", "--help"], directory: directory)
+        #expect(serveHelp.code == 0)
+        #expect(serveHelp.output.contains("DATABASE_URL"))
+        let unknown = try await Market09Process.run(["launch"], directory: directory)
+        #expect(unknown.code == 2)
+        #expect(unknown.output == "market09: unknown command 'launch'; run 'market09 --help'\n")
+    }
+}
