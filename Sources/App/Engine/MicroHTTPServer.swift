@@ -35,7 +35,7 @@ public final class MicroHTTPServer: Sendable {
     /// The bound port (useful with `port: 0`); 0 before ``start()``.
     public var port: Int { state.withLock { $0.port } }
 
-    /// Requests handed to the application and not answered yet.
+    /// Requests handed to the application whose response has not been sent yet.
     public var inFlightCount: Int { state.withLock { $0.inFlight.count } }
 
     /// Binds the socket and starts the engine threads.
@@ -81,23 +81,25 @@ public final class MicroHTTPServer: Sendable {
         let listening = MHD_quiesce_daemon(handle.daemon)
         if listening >= 0 { close(listening) }
 
-        let deadline = ContinuousClock.now + gracePeriod
-        while inFlightCount > 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await waitForInFlight(until: ContinuousClock.now + gracePeriod)
         let abandoned = state.withLock { state in
-            let exchanges = Array(state.inFlight.values)
-            for exchange in exchanges { finishLocked(&state, exchange, Self.shuttingDown) }
-            return exchanges.count
+            let pending = Array(state.inFlight.values)
+            return pending.filter { exchange in finishLocked(&state, exchange, Self.shuttingDown) }.count
         }
         if abandoned > 0 {
             logger.warning("shutdown deadline passed; answered in-flight requests with 503", ["count": .int(abandoned)])
-            // Give the engine a moment to write the 503s before the threads stop.
-            try? await Task.sleep(for: .milliseconds(200))
         }
+        // Let the engine write the last responses (the completed callback removes them).
+        await waitForInFlight(until: ContinuousClock.now + .seconds(2))
         state.withLock { $0.stopped = true }
         // MHD_stop_daemon joins the engine threads: block a thread of our own, not the pool.
         _ = try? await BlockingWork.run(name: "http-stop") { MHD_stop_daemon(handle.daemon) }
+    }
+
+    private func waitForInFlight(until deadline: ContinuousClock.Instant) async {
+        while inFlightCount > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     private static let shuttingDown: HTTPResponse = {
@@ -158,12 +160,12 @@ public final class MicroHTTPServer: Sendable {
         guard let context, let raw = context.pointee else { return }
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
-        if exchange.phase == .dispatched {
-            // The engine gave up on a suspended connection: make sure nobody resumes it.
-            state.withLock { state in
+        state.withLock { state in
+            if exchange.phase == .dispatched {
+                // The engine gave up on a suspended connection: make sure nobody resumes it.
                 _ = exchange.complete(with: Self.shuttingDown)
-                state.inFlight[ObjectIdentifier(exchange)] = nil
             }
+            state.inFlight[ObjectIdentifier(exchange)] = nil
         }
         let elapsed = (ContinuousClock.now - exchange.startedAt).components
         let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
@@ -228,15 +230,17 @@ public final class MicroHTTPServer: Sendable {
     }
 
     private func finish(_ exchange: Exchange, _ response: HTTPResponse) {
-        state.withLock { state in finishLocked(&state, exchange, response) }
+        state.withLock { state in _ = finishLocked(&state, exchange, response) }
     }
 
     /// Stores the response and resumes the connection, unless the exchange was already
     /// answered or the engine has stopped (resuming after `MHD_stop_daemon` is fatal).
-    private func finishLocked(_ state: inout State, _ exchange: Exchange, _ response: HTTPResponse) {
-        guard !state.stopped, exchange.complete(with: response) else { return }
-        state.inFlight[ObjectIdentifier(exchange)] = nil
+    /// Returns whether this call answered the exchange.
+    @discardableResult
+    private func finishLocked(_ state: inout State, _ exchange: Exchange, _ response: HTTPResponse) -> Bool {
+        guard !state.stopped, exchange.complete(with: response) else { return false }
         MHD_resume_connection(exchange.connection)
+        return true
     }
 
     private func queue(_ response: HTTPResponse, for exchange: Exchange) -> MHD_Result {
