@@ -1,0 +1,31 @@
+# market09 API image. Built by docker-compose.yml's `api` service.
+#
+# Build stage: the Swift toolchain plus the C libraries' development packages.
+FROM swift:6.3-bookworm AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends pkg-config libpq-dev libssl-dev libmicrohttpd-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+RUN swift build -c release --product market09 --static-swift-stdlib \
+ && install -D .build/release/market09 /out/market09
+
+# Runtime stage: the shared C libraries only. Migrations sit beside the binary, where
+# market09 looks for them (MIGRATIONS_DIR overrides).
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 curl ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --home /app --shell /usr/sbin/nologin market09
+WORKDIR /app
+COPY --from=build /out/market09 /app/market09
+COPY migrations /app/migrations
+USER market09
+ENV HOST=0.0.0.0 PORT=8080 MIGRATIONS_DIR=/app/migrations
+EXPOSE 8080
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD curl -fsS http://127.0.0.1:8080/ready || exit 1
+ENTRYPOINT ["/app/market09"]
+CMD ["serve"]
