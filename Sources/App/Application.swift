@@ -23,11 +23,16 @@ public enum Application {
         }
     }
 
-    /// The request pipeline with every feature's routes mounted.
-    public static func makeResponder(dependencies: Dependencies, cors: CORSPolicy, logger: Logger) -> RoutingResponder {
+    /// Every route of the application: probes at the root, features under `/v1`.
+    public static func routes(dependencies: Dependencies, logger: Logger) -> [Route] {
         let health = HealthController(readiness: dependencies.readiness, logger: logger)
         let categories = CategoriesController(listCategories: ListCategories(categories: dependencies.categories))
         let v1 = categories.routes
-        return RoutingResponder(routes: health.routes + v1.map { $0.mounted(at: "/v1") }, cors: cors, logger: logger)
+        return health.routes + v1.map { $0.mounted(at: "/v1") }
+    }
+
+    /// The request pipeline with every route mounted.
+    public static func makeResponder(dependencies: Dependencies, cors: CORSPolicy, logger: Logger) -> RoutingResponder {
+        RoutingResponder(routes: routes(dependencies: dependencies, logger: logger), cors: cors, logger: logger)
     }
 }

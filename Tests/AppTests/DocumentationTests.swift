@@ -1,0 +1,37 @@
+@testable import App
+import Domain
+import Foundation
+import Testing
+import TestSupport
+
+/// The written contract stays in step with the code.
+@Suite struct DocumentationTests {
+    @Test func openAPIDescribesExactlyTheRoutesTheServerMounts() throws {
+        let text = try String(contentsOf: TestDatabase.packageRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        var documented = Set<String>()
+        var path: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if !line.hasPrefix("   "), !line.hasPrefix("  /") {
+                path = line.hasPrefix("  ") ? path : nil
+            }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if let path, line.hasPrefix("    "), !line.hasPrefix("     "),
+               ["get:", "post:", "put:", "patch:", "delete:"].contains(trimmed) {
+                documented.insert("\(trimmed.dropLast().uppercased()) \(path)")
+            }
+        }
+        let dependencies = Application.Dependencies(categories: InMemoryCategoryRepository([]), readiness: AlwaysReady())
+        let mounted = Set(Application.routes(dependencies: dependencies, logger: LogCapture().logger).map { "\($0.method) \($0.pattern)" })
+
+        #expect(documented == mounted)
+    }
+
+    @Test func theReadmeDocumentsEveryConfigurationVariable() throws {
+        let readme = try String(contentsOf: TestDatabase.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for variable in Configuration.variables {
+            #expect(readme.contains("| `\(variable.name)` |"), "README lacks \(variable.name)")
+        }
+    }
+}
