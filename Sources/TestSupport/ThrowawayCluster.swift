@@ -22,9 +22,9 @@ public struct ThrowawayCluster: Sendable {
     /// The URL of its `market09` database.
     public var url: String { postgres.url() }
 
-    /// Stops the server (fast mode), keeping the data.
-    public func stop() async throws {
-        try await BlockingWork.run(name: "test-cluster") { try postgres.stop() }
+    /// Stops the server, keeping the data; `immediately` kills it as a crash would.
+    public func stop(immediately: Bool = false) async throws {
+        try await BlockingWork.run(name: "test-cluster") { try postgres.stop(immediately: immediately) }
     }
 
     /// Starts the server again.

@@ -5,22 +5,37 @@ import TestSupport
 
 /// Runs against a cluster of its own, stopped and restarted under a live pool.
 @Suite struct PostgresRestartTests {
-    @Test func thePoolReconnectsAfterTheServerRestarts() async throws {
+    @Test(arguments: [false, true])
+    func thePoolReconnectsAfterTheServerRestarts(crash: Bool) async throws {
         let cluster = try await ThrowawayCluster.start()
-        let pool = PostgresPool(.init(url: cluster.url, size: 2, connectTimeoutSeconds: 2))
-        try await pool.ping()
-        try await pool.ping()
+        let pool = PostgresPool(.init(url: cluster.url, size: 4, connectTimeoutSeconds: 2))
+        try await pingConcurrently(pool, times: 8)
 
-        try await cluster.stop()
-        let down = await #expect(throws: PostgresError.self) { try await pool.ping() }
-        #expect(down?.code == .connectionFailure)
+        try await cluster.stop(immediately: crash)
+        // While the server is down every request fails the same typed way: never "other".
+        let codes = await withTaskGroup(of: PostgresError.Code?.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do { try await pool.ping(); return nil } catch { return (error as? PostgresError)?.code }
+                }
+            }
+            return await group.reduce(into: [PostgresError.Code?]()) { $0.append($1) }
+        }
+        #expect(codes == Array(repeating: .connectionFailure, count: 8))
 
         try await cluster.restart()
         // Every pooled connection died with the old server; each is replaced on demand.
-        for _ in 0..<4 { try await pool.ping() }
+        try await pingConcurrently(pool, times: 8)
 
         await pool.close()
         await cluster.destroy()
+    }
+
+    private func pingConcurrently(_ pool: PostgresPool, times: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<times { group.addTask { try await pool.ping() } }
+            try await group.waitForAll()
+        }
     }
 
     @Test func theEmbeddedClusterStartsFromAnEmptyDirectoryAndStops() async throws {

@@ -97,10 +97,11 @@ public struct EmbeddedPostgres: Sendable {
         }
     }
 
-    /// Stops the server with the fast mode (open sessions are disconnected, data is safe).
-    public func stop() throws {
+    /// Stops the server: `fast` disconnects sessions cleanly; `immediate` kills the server
+    /// as a crash would (tests use it to prove recovery).
+    public func stop(immediately: Bool = false) throws {
         guard isRunning() else { return }
-        try server("pg_ctl", "-D", dataDirectory.path, "-m", "fast", "-w", "-t", "60", "stop")
+        try server("pg_ctl", "-D", dataDirectory.path, "-m", immediately ? "immediate" : "fast", "-w", "-t", "60", "stop")
     }
 
     /// Whether a server is running on this cluster's data directory.

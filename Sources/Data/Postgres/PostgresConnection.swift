@@ -109,12 +109,17 @@ public final class PostgresConnection {
             return PostgresRows(result: result)
         default:
             defer { PQclear(result) }
-            if PQstatus(handle) != CONNECTION_OK { throw failure(handle: handle) }
-            let sqlState = Self.field(result, "C")
-            throw PostgresError(
-                message: Self.field(result, "M") ?? Self.lastMessage(handle),
-                sqlState: sqlState ?? "XX000",
-                constraint: Self.field(result, "n"))
+            // An error without SQLSTATE was raised by libpq itself ("server closed the
+            // connection unexpectedly"): the connection is gone even if libpq has not
+            // noticed yet, so it is closed and reported as a connection failure.
+            let message = Self.field(result, "M") ?? Self.lastMessage(handle)
+            guard PQstatus(handle) == CONNECTION_OK, let sqlState = Self.field(result, "C") else {
+                close()
+                throw PostgresError(code: .connectionFailure, message: message)
+            }
+            let error = PostgresError(message: message, sqlState: sqlState, constraint: Self.field(result, "n"))
+            if error.code == .connectionFailure { close() }
+            throw error
         }
     }
 
