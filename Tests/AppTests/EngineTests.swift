@@ -194,3 +194,36 @@ import TestSupport
         }
     }
 }
+
+/// Connection-level limits of the transport.
+@Suite struct ConnectionLimitTests {
+    @Test func idleConnectionsAreClosedAfterTheTimeout() async throws {
+        let harness = try EngineTests.Harness { $0.idleTimeoutSeconds = 1 }
+        let port = harness.port
+        let closedByServer = try await BlockingWork.run {
+            let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 5)
+            defer { close(descriptor) }
+            var byte: UInt8 = 0
+            let started = Date()
+            let received = recv(descriptor, &byte, 1, 0)
+            return received == 0 && Date().timeIntervalSince(started) < 4
+        }
+        #expect(closedByServer)
+        await harness.stop()
+    }
+
+    @Test func connectionsBeyondTheLimitAreRefusedAndTheServerRecovers() async throws {
+        let harness = try EngineTests.Harness { $0.maxConnections = 2 }
+        let port = harness.port
+        let held = try (0..<2).map { _ in try RawHTTPClient.connect(port: port) }
+        try await Task.sleep(for: .milliseconds(100))
+
+        let refused = try await RawHTTPClient.exchange(Data("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), port: port, timeoutSeconds: 3)
+        #expect(refused == nil)
+
+        held.forEach { close($0) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await RawHTTPClient.request("GET", "/hello", port: port).status == 200)
+        await harness.stop()
+    }
+}

@@ -78,6 +78,13 @@ import TestSupport
         #expect(result.output == "market09: error: invalid PORT: 'eighty' is not an integer in 0...65535\n")
     }
 
+    @Test func missingPostgreSQLBinariesAreNamedWithThePackageToInstall() async throws {
+        let result = try await Market09Process.run(["serve"], environment: ["PG_BIN_DIR": "/nonexistent"], directory: try emptyDirectory())
+        #expect(result.code == 1)
+        #expect(result.output.hasSuffix("apt-get install -y postgresql (or set PG_BIN_DIR)\n"))
+        #expect(result.output.split(separator: "\n").count == 1)
+    }
+
     @Test func helpAndUsageErrorsUseTheirExitCodes() async throws {
         let directory = try emptyDirectory()
         let help = try await Market09Process.run(["--help"], directory: directory)

@@ -119,7 +119,7 @@ public final class MicroHTTPServer: Sendable {
         context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let raw = context.pointee else {
-            let requestID = RequestID.accept(Self.header(connection, "X-Request-Id")) ?? RequestID.generate()
+            let requestID = RequestID.accept(ConnectionValues.header(connection, "X-Request-Id")) ?? RequestID.generate()
             let exchange = Exchange(connection: connection, method: String(cString: method), path: String(cString: url), requestID: requestID)
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
             if let rejection = earlyRejection(connection: connection, exchange: exchange) {
@@ -184,16 +184,16 @@ public final class MicroHTTPServer: Sendable {
     private func earlyRejection(connection: OpaquePointer, exchange: Exchange) -> HTTPResponse? {
         if state.withLock({ $0.draining }) { return Self.shuttingDown }
         var headerBytes = 0
-        Self.forEachValue(connection, .HEADER_KIND) { name, value in headerBytes += name.utf8.count + value.utf8.count + 4 }
+        ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headerBytes += name.utf8.count + value.utf8.count + 4 }
         if headerBytes > configuration.maxHeaderBytes {
             return .error(status: 431, code: "headers_too_large", message: "Request header fields exceed \(configuration.maxHeaderBytes) bytes.")
         }
         var urlBytes = exchange.path.utf8.count
-        Self.forEachValue(connection, .GET_ARGUMENT_KIND) { name, value in urlBytes += name.utf8.count + value.utf8.count + 2 }
+        ConnectionValues.forEach(connection, .GET_ARGUMENT_KIND) { name, value in urlBytes += name.utf8.count + value.utf8.count + 2 }
         if urlBytes > configuration.maxURLBytes {
             return .error(status: 414, code: "uri_too_long", message: "The request target exceeds \(configuration.maxURLBytes) bytes.")
         }
-        if let length = Self.header(connection, "Content-Length").flatMap(Int.init), length > discardLimit {
+        if let length = ConnectionValues.header(connection, "Content-Length").flatMap(Int.init), length > discardLimit {
             return Self.bodyTooLarge(configuration.maxBodyBytes)
         }
         return nil
@@ -209,9 +209,9 @@ public final class MicroHTTPServer: Sendable {
 
     private func makeRequest(connection: OpaquePointer, exchange: Exchange) -> HTTPRequest {
         var headers = HTTPHeaders()
-        Self.forEachValue(connection, .HEADER_KIND) { name, value in headers.add(name, value) }
+        ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headers.add(name, value) }
         var query: [String: String] = [:]
-        Self.forEachValue(connection, .GET_ARGUMENT_KIND) { name, value in query[name] = value }
+        ConnectionValues.forEach(connection, .GET_ARGUMENT_KIND) { name, value in query[name] = value }
         let remote = market09_client_address(connection).flatMap(ListeningSocket.describe)
         return HTTPRequest(method: exchange.method, path: exchange.path, query: query, headers: headers,
                            body: exchange.body, requestID: exchange.requestID, remoteAddress: remote)
@@ -258,26 +258,6 @@ public final class MicroHTTPServer: Sendable {
         MHD_add_response_header(mhdResponse, "X-Request-Id", exchange.requestID)
         return MHD_queue_response(exchange.connection, UInt32(response.status), mhdResponse)
     }
-
-    // MARK: - libmicrohttpd value access
-
-    private static func header(_ connection: OpaquePointer, _ name: String) -> String? {
-        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
-    }
-
-    /// Calls `body` for every value of `kind` (headers or decoded query arguments).
-    private static func forEachValue(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ body: (String, String) -> Void) {
-        withoutActuallyEscaping(body) { body in
-            let box = ValueVisitor(body)
-            _ = MHD_get_connection_values(connection, kind, valueIterator, Unmanaged.passUnretained(box).toOpaque())
-        }
-    }
-}
-
-/// Carries a visiting closure through libmicrohttpd's `cls` pointer.
-private final class ValueVisitor {
-    let visit: (String, String) -> Void
-    init(_ visit: @escaping (String, String) -> Void) { self.visit = visit }
 }
 
 /// The libmicrohttpd daemon pointer.
@@ -288,13 +268,6 @@ private final class ValueVisitor {
 private struct DaemonHandle: @unchecked Sendable {
     let daemon: OpaquePointer
     init(_ daemon: OpaquePointer) { self.daemon = daemon }
-}
-
-private let valueIterator: MHD_KeyValueIterator = { cls, _, key, value in
-    guard let cls, let key else { return .YES }
-    let visitor = Unmanaged<ValueVisitor>.fromOpaque(cls).takeUnretainedValue()
-    visitor.visit(String(cString: key), value.map { String(cString: $0) } ?? "")
-    return .YES
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, context in
