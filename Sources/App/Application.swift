@@ -1,5 +1,6 @@
 import Data
 import Domain
+import Foundation
 
 /// The composition root: builds the whole HTTP application from its dependencies. The
 /// server passes live PostgreSQL-backed ones; tests pass their own.
@@ -10,29 +11,58 @@ public enum Application {
         public var categories: any CategoryRepository
         /// Answers `/ready`.
         public var readiness: any ReadinessProbe
+        /// Accounts and identities.
+        public var users: any UserRepository
+        /// Sessions and refresh tokens.
+        public var sessions: any SessionRepository
+        /// Password KDF.
+        public var passwords: any PasswordHasher
+        /// Refresh-token generation and hashing.
+        public var refreshTokens: any RefreshTokenFactory
+        /// Google / Apple ID-token verification.
+        public var idTokens: any IDTokenVerifier
+        /// Recently revoked sessions.
+        public var revocations: SessionRevocations
+        /// The clock.
+        public var now: @Sendable () -> Date
+        /// Identifier source.
+        public var newID: @Sendable () -> UUID
 
-        /// Creates dependencies from explicit parts.
-        public init(categories: any CategoryRepository, readiness: any ReadinessProbe) {
-            self.categories = categories
-            self.readiness = readiness
-        }
-
-        /// Everything backed by one PostgreSQL pool.
-        public static func live(pool: PostgresPool) -> Dependencies {
-            Dependencies(categories: PostgresCategoryRepository(pool: pool), readiness: pool)
+        /// Everything backed by one PostgreSQL pool, OpenSSL and the system clock.
+        public static func live(pool: PostgresPool, auth: AuthSettings, logger: Logger) -> Dependencies {
+            let now: @Sendable () -> Date = { Date() }
+            return Dependencies(
+                categories: PostgresCategoryRepository(pool: pool), readiness: pool,
+                users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool),
+                passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations),
+                refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
+                idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
+                revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger),
+                now: now, newID: { UUID() })
         }
     }
 
     /// Every route of the application: probes at the root, features under `/v1`.
-    public static func routes(dependencies: Dependencies, logger: Logger) -> [Route] {
-        let health = HealthController(readiness: dependencies.readiness, logger: logger)
-        let categories = CategoriesController(listCategories: ListCategories(categories: dependencies.categories))
-        let v1 = categories.routes
+    public static func routes(dependencies: Dependencies, auth: AuthSettings, logger: Logger) -> [Route] {
+        let deps = dependencies
+        let health = HealthController(readiness: deps.readiness, logger: logger)
+        let categories = CategoriesController(listCategories: ListCategories(categories: deps.categories))
+        let authenticator = Authenticator(
+            codec: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
+            revocations: deps.revocations, now: deps.now)
+        let authentication = Authentication(
+            users: deps.users, sessions: deps.sessions, passwords: deps.passwords, refreshTokens: deps.refreshTokens,
+            idTokens: deps.idTokens, settings: auth.sessions, now: deps.now, newID: deps.newID)
+        let authController = AuthController(
+            authentication: authentication, authenticator: authenticator, revocations: deps.revocations,
+            settings: auth, limits: AuthRateLimits(settings: auth, now: deps.now))
+        let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator, revocations: deps.revocations)
+        let v1 = categories.routes + authController.routes + me.routes
         return health.routes + v1.map { $0.mounted(at: "/v1") }
     }
 
     /// The request pipeline with every route mounted.
-    public static func makeResponder(dependencies: Dependencies, cors: CORSPolicy, logger: Logger) -> RoutingResponder {
-        RoutingResponder(routes: routes(dependencies: dependencies, logger: logger), cors: cors, logger: logger)
+    public static func makeResponder(dependencies: Dependencies, auth: AuthSettings, cors: CORSPolicy, logger: Logger) -> RoutingResponder {
+        RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger), cors: cors, logger: logger)
     }
 }

@@ -22,8 +22,8 @@ import TestSupport
                 documented.insert("\(trimmed.dropLast().uppercased()) \(path)")
             }
         }
-        let dependencies = Application.Dependencies(categories: InMemoryCategoryRepository([]), readiness: AlwaysReady())
-        let mounted = Set(Application.routes(dependencies: dependencies, logger: LogCapture().logger).map { "\($0.method) \($0.pattern)" })
+        let dependencies = Application.Dependencies.live(pool: unusedPool, auth: testAuth, logger: LogCapture().logger)
+        let mounted = Set(Application.routes(dependencies: dependencies, auth: testAuth, logger: LogCapture().logger).map { "\($0.method) \($0.pattern)" })
 
         #expect(documented == mounted)
     }

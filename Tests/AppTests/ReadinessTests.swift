@@ -12,7 +12,7 @@ import TestSupport
         let pool = PostgresPool(.init(url: cluster.url, size: 2, connectTimeoutSeconds: 2))
         try await Migrator(pool: pool, migrations: TestDatabase.migrations()).migrate()
         let logs = LogCapture()
-        let responder = Application.makeResponder(dependencies: .live(pool: pool), cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)
+        let responder = Application.makeResponder(dependencies: .live(pool: pool, auth: testAuth, logger: logs.logger), auth: testAuth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         let server = MicroHTTPServer(configuration: configuration, responder: responder, logger: logs.logger)

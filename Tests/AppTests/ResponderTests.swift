@@ -13,7 +13,10 @@ import TestSupport
         cors: CORSPolicy = CORSPolicy(allowedOrigins: []),
         logs: LogCapture = LogCapture()
     ) -> RoutingResponder {
-        let app = Application.makeResponder(dependencies: .init(categories: categories, readiness: AlwaysReady()), cors: cors, logger: logs.logger)
+        var dependencies = Application.Dependencies.live(pool: unusedPool, auth: testAuth, logger: logs.logger)
+        dependencies.categories = categories
+        dependencies.readiness = AlwaysReady()
+        let app = Application.makeResponder(dependencies: dependencies, auth: testAuth, cors: cors, logger: logs.logger)
         guard !extraRoutes.isEmpty else { return app }
         return RoutingResponder(routes: extraRoutes, cors: cors, logger: logs.logger)
     }
@@ -109,7 +112,7 @@ import TestSupport
 
     @Test func categoriesComeFromPostgresThroughEveryLayer() async throws {
         let database = try await TestDatabase.migrated()
-        let app = Application.makeResponder(dependencies: .live(pool: database.pool), cors: CORSPolicy(allowedOrigins: []), logger: LogCapture().logger)
+        let app = Application.makeResponder(dependencies: .live(pool: database.pool, auth: testAuth, logger: LogCapture().logger), auth: testAuth, cors: CORSPolicy(allowedOrigins: []), logger: LogCapture().logger)
 
         let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/categories"))
 
@@ -123,3 +126,9 @@ import TestSupport
 struct AlwaysReady: ReadinessProbe {
     func check() async throws {}
 }
+
+/// Auth settings for tests that do not sign anybody in.
+let testAuth = AuthSettings(signingKeys: [AuthSettings.key(secret: TestApp.secret)])
+
+/// A pool that is never used: connections open lazily, so nothing connects.
+let unusedPool = PostgresPool(.init(url: "postgresql://unused@127.0.0.1:1/unused", size: 1))

@@ -16,6 +16,25 @@ enum ServeCommand {
         \(CommandLineInterface.variableTable)
         """
 
+    /// The access-token secrets, newest first. Without `JWT_SECRET`, the embedded
+    /// default keeps a random secret in its data directory (so tokens survive restarts);
+    /// a server on a shared database must be given one, or instances would disagree.
+    private static func signingSecrets(_ configuration: Configuration) throws -> [String] {
+        if let secret = configuration.jwtSecret { return [secret] + configuration.jwtPreviousSecrets }
+        guard configuration.databaseURL == nil else {
+            throw ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)")
+        }
+        let path = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("jwt-secret").path
+        if let stored = try? String(contentsOfFile: path, encoding: .utf8), stored.utf8.count >= 32 {
+            return [stored.trimmingCharacters(in: .whitespacesAndNewlines)] + configuration.jwtPreviousSecrets
+        }
+        let secret = Base64URL.encode(CryptoPrimitives.randomBytes(48))
+        guard FileManager.default.createFile(atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ConfigurationError(name: "JWT_SECRET", reason: "unset, and \(path) cannot be written to keep a generated one")
+        }
+        return [secret] + configuration.jwtPreviousSecrets
+    }
+
     static func run(environment: [String: String], executablePath: String) async -> Int32 {
         let configuration: Configuration
         do {
@@ -37,8 +56,13 @@ enum ServeCommand {
                 let applied = try await Migrator(pool: pool, migrations: Migration.load(from: directory)).migrate()
                 logger.info("migrations applied", ["count": .int(applied.count), "files": .string(applied.map(\.fileName).joined(separator: ","))])
             }
+            var auth = configuration.auth
+            auth.signingKeys = try signingSecrets(configuration).map(AuthSettings.key(secret:))
+            let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logger)
+            try await dependencies.revocations.start()
+            defer { dependencies.revocations.stop() }
             let responder = Application.makeResponder(
-                dependencies: .live(pool: pool),
+                dependencies: dependencies, auth: auth,
                 cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
                 logger: logger)
             let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger)

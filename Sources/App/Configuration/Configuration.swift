@@ -1,3 +1,4 @@
+import Data
 import Foundation
 
 /// Everything `market09 serve` reads from its environment, validated up front so that a
@@ -19,8 +20,13 @@ public struct Configuration: Sendable {
     public var migrateOnStart = true
     /// Seconds in-flight requests get to finish on SIGTERM/SIGINT.
     public var shutdownGraceSeconds = 10
-    /// HMAC key for access tokens (at least 32 bytes), used by the auth endpoints.
+    /// HMAC key for access tokens (at least 32 bytes). Unset with the embedded database:
+    /// a random key kept in the data directory; unset with `DATABASE_URL`: an error.
     public var jwtSecret: String?
+    /// Earlier secrets still accepted for verification while tokens they signed live.
+    public var jwtPreviousSecrets: [String] = []
+    /// Authentication settings other than the keys.
+    public var auth = AuthSettings()
 
     /// The defaults, as documented in ``variables``.
     public init() {}
@@ -53,7 +59,23 @@ public struct Configuration: Sendable {
         Variable(name: "MIGRATE_ON_START", defaultValue: "true", summary: "Apply pending migrations before serving (true/false)."),
         Variable(name: "MIGRATIONS_DIR", defaultValue: "(found)", summary: "SQL migrations; default: migrations/ beside the executable or a parent."),
         Variable(name: "LOG_LEVEL", defaultValue: "info", summary: "debug, info, warning or error."),
-        Variable(name: "JWT_SECRET", defaultValue: "(none)", summary: "HMAC key for access tokens, at least 32 bytes."),
+        Variable(name: "JWT_SECRET", defaultValue: "(see text)", summary: "HMAC key for access tokens, ≥ 32 bytes. Required with DATABASE_URL; embedded: kept in the data dir."),
+        Variable(name: "JWT_PREVIOUS_SECRETS", defaultValue: "(none)", summary: "Comma-separated older keys still accepted (key rotation)."),
+        Variable(name: "JWT_ISSUER", defaultValue: "market09", summary: "iss of access tokens."),
+        Variable(name: "JWT_AUDIENCE", defaultValue: "market09-app", summary: "aud of access tokens."),
+        Variable(name: "ACCESS_TOKEN_TTL_SECONDS", defaultValue: "3600", summary: "Access-token lifetime (60–86400)."),
+        Variable(name: "REFRESH_REUSE_GRACE_SECONDS", defaultValue: "10", summary: "A rotated refresh token reused within this gets the same pair."),
+        Variable(name: "SESSION_MAX_LIFETIME_SECONDS", defaultValue: "(none)", summary: "Sessions end this long after sign-in."),
+        Variable(name: "SESSION_MAX_INACTIVITY_SECONDS", defaultValue: "(none)", summary: "Sessions end after this long without a refresh."),
+        Variable(name: "PASSWORD_HASH_ITERATIONS", defaultValue: "600000", summary: "PBKDF2-SHA256 iterations for new hashes (10000–10000000)."),
+        Variable(name: "RATE_LIMIT_ANONYMOUS_PER_HOUR", defaultValue: "30", summary: "Anonymous sign-ups per client address per hour."),
+        Variable(name: "RATE_LIMIT_TOKEN_PER_5_MINUTES", defaultValue: "150", summary: "Token and sign-up calls per client address per 5 minutes."),
+        Variable(name: "RATE_LIMIT_FAILED_PASSWORD_PER_15_MINUTES", defaultValue: "10", summary: "Failed password sign-ins per email per 15 minutes."),
+        Variable(name: "TRUSTED_PROXIES", defaultValue: "(none)", summary: "Comma-separated proxy addresses whose X-Forwarded-For is believed."),
+        Variable(name: "GOOGLE_CLIENT_IDS", defaultValue: "(none)", summary: "Comma-separated Google client ids; unset disables Google sign-in."),
+        Variable(name: "GOOGLE_JWKS", defaultValue: "(Google)", summary: "Google key set: https URL or file path."),
+        Variable(name: "APPLE_CLIENT_IDS", defaultValue: "(none)", summary: "Comma-separated Apple client ids; unset disables Apple sign-in."),
+        Variable(name: "APPLE_JWKS", defaultValue: "(Apple)", summary: "Apple key set: https URL or file path."),
         Variable(name: "PG_BIN_DIR", defaultValue: "(found)", summary: "PostgreSQL server binaries for the embedded cluster."),
     ]
 
@@ -73,9 +95,7 @@ public struct Configuration: Sendable {
         configuration.http.idleTimeoutSeconds = try reader.integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) ?? configuration.http.idleTimeoutSeconds
         configuration.http.maxConnections = try reader.integer("MAX_CONNECTIONS", in: 1...100_000) ?? configuration.http.maxConnections
         configuration.shutdownGraceSeconds = try reader.integer("SHUTDOWN_GRACE_SECONDS", in: 0...3600) ?? configuration.shutdownGraceSeconds
-        configuration.corsAllowedOrigins = try reader.string("CORS_ALLOWED_ORIGINS").map { value in
-            value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        } ?? []
+        configuration.corsAllowedOrigins = try reader.list("CORS_ALLOWED_ORIGINS")
         configuration.migrateOnStart = try reader.boolean("MIGRATE_ON_START") ?? configuration.migrateOnStart
         if let text = try reader.string("LOG_LEVEL") {
             guard let level = Logger.Level(name: text) else {
@@ -84,7 +104,27 @@ public struct Configuration: Sendable {
             configuration.logLevel = level
         }
         configuration.jwtSecret = try reader.string("JWT_SECRET") { $0.utf8.count < 32 ? "must be at least 32 bytes" : nil }
+        configuration.jwtPreviousSecrets = try reader.list("JWT_PREVIOUS_SECRETS") { $0.utf8.count < 32 ? "every secret must be at least 32 bytes" : nil }
+        try readAuth(reader, into: &configuration.auth)
         return configuration
+    }
+
+    private static func readAuth(_ reader: EnvironmentReader, into auth: inout AuthSettings) throws {
+        auth.issuer = try reader.string("JWT_ISSUER") ?? auth.issuer
+        auth.audience = try reader.string("JWT_AUDIENCE") ?? auth.audience
+        auth.accessTokenLifetime = try reader.integer("ACCESS_TOKEN_TTL_SECONDS", in: 60...86_400) ?? auth.accessTokenLifetime
+        auth.sessions.refreshGrace = TimeInterval(try reader.integer("REFRESH_REUSE_GRACE_SECONDS", in: 0...300) ?? 10)
+        auth.sessions.limits.maxLifetime = try reader.integer("SESSION_MAX_LIFETIME_SECONDS", in: 60...(10 * 365 * 86_400)).map(TimeInterval.init)
+        auth.sessions.limits.maxInactivity = try reader.integer("SESSION_MAX_INACTIVITY_SECONDS", in: 60...(10 * 365 * 86_400)).map(TimeInterval.init)
+        auth.passwordIterations = try reader.integer("PASSWORD_HASH_ITERATIONS", in: 10_000...10_000_000) ?? auth.passwordIterations
+        if let count = try reader.integer("RATE_LIMIT_ANONYMOUS_PER_HOUR", in: 1...1_000_000) { auth.anonymousSignUps = .init(count: count, per: 3600) }
+        if let count = try reader.integer("RATE_LIMIT_TOKEN_PER_5_MINUTES", in: 1...1_000_000) { auth.tokenRequests = .init(count: count, per: 300) }
+        if let count = try reader.integer("RATE_LIMIT_FAILED_PASSWORD_PER_15_MINUTES", in: 1...1_000_000) { auth.failedPasswordSignIns = .init(count: count, per: 900) }
+        auth.trustedProxies = try reader.list("TRUSTED_PROXIES") { ListeningSocket.isAddress($0) ? nil : "'\($0)' is not an IP address" }
+        auth.googleClientIDs = try reader.list("GOOGLE_CLIENT_IDS")
+        auth.appleClientIDs = try reader.list("APPLE_CLIENT_IDS")
+        if let source = try reader.string("GOOGLE_JWKS") { auth.googleJWKS = JWKSSource(source) }
+        if let source = try reader.string("APPLE_JWKS") { auth.appleJWKS = JWKSSource(source) }
     }
 }
 
@@ -107,6 +147,16 @@ private struct EnvironmentReader {
         guard let value = environment[name], !value.isEmpty else { return nil }
         if let reason = problem(value) { throw ConfigurationError(name: name, reason: reason) }
         return value
+    }
+
+    /// A comma-separated list; `problem` is asked about each entry.
+    func list(_ name: String, _ problem: (String) -> String? = { _ in nil }) throws -> [String] {
+        guard let text = try string(name) else { return [] }
+        let entries = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        for entry in entries {
+            if let reason = problem(entry) { throw ConfigurationError(name: name, reason: reason) }
+        }
+        return entries
     }
 
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {

@@ -13,6 +13,8 @@ struct ErrorResponses: Sendable {
             return error.response
         case let error as DomainError:
             return response(for: error)
+        case let error as AuthError:
+            return response(for: error)
         case let error as PostgresError where error.code == .connectionFailure || error.code == .poolClosed:
             logger.warning("database unavailable", ["request_id": .string(request.requestID), "error": .string(error.description)])
             return .error(status: 503, code: "database_unavailable", message: "The database is not reachable; retry shortly.")
@@ -20,6 +22,33 @@ struct ErrorResponses: Sendable {
             logger.error("unhandled error", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])
             return .error(status: 500, code: "internal_error", message: "An internal error occurred.")
         }
+    }
+
+    private func response(for error: AuthError) -> HTTPResponse {
+        switch error {
+        case .missingToken: return unauthorized("missing_token", "An access token is required: send Authorization: Bearer <token>.")
+        case .invalidToken(let reason): return unauthorized("invalid_token", "The token is not valid: \(reason).")
+        case .tokenExpired: return unauthorized("token_expired", "The access token has expired; refresh it.")
+        case .sessionRevoked: return unauthorized("session_revoked", "The session has ended; sign in again.")
+        case .refreshTokenReused: return unauthorized("refresh_token_reused", "The refresh token was already used; the session is revoked.")
+        case .invalidCredentials: return .error(status: 400, code: "invalid_credentials", message: "The email or password is wrong.")
+        case .emailTaken: return .error(status: 409, code: "email_taken", message: "An account with this email already exists.", field: "email")
+        case .identityExists: return .error(status: 409, code: "identity_exists", message: "This identity belongs to another account; send \"merge\": true to move into it.")
+        case .alreadyPermanent: return .error(status: 400, code: "already_permanent", message: "The account is already permanent.")
+        case .loginRequired: return .error(status: 403, code: "login_required", message: "Sign in with a permanent account to do this.")
+        case .providerDisabled(let provider): return .error(status: 400, code: "provider_disabled", message: "Sign-in with \(provider.rawValue) is not configured.", field: "provider")
+        case .rateLimited(let seconds):
+            var response = HTTPResponse.error(status: 429, code: "rate_limited", message: "Too many attempts; retry in \(seconds) seconds.")
+            response.headers.add("Retry-After", String(seconds))
+            return response
+        }
+    }
+
+    /// 401 with the reason in the body and in `WWW-Authenticate` (RFC 6750).
+    private func unauthorized(_ code: String, _ message: String) -> HTTPResponse {
+        var response = HTTPResponse.error(status: 401, code: code, message: message)
+        response.headers.add("WWW-Authenticate", "Bearer realm=\"market09\", error=\"\(code)\", error_description=\"\(message.replacingOccurrences(of: "\"", with: "'"))\"")
+        return response
     }
 
     private func response(for error: DomainError) -> HTTPResponse {

@@ -65,6 +65,13 @@ public final class PostgresConnection {
         return try check(result, handle: handle)
     }
 
+    /// Runs one parameterised statement that returns no rows and gives the number of rows
+    /// it affected.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> Int {
+        try query(sql, parameters).affectedRows
+    }
+
     /// Runs a script of one or more statements without parameters (simple query protocol).
     public func execute(script: String) throws {
         let handle = try openHandle()

@@ -49,6 +49,7 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs `body` on a pool thread with a connection and returns its result.
+    @discardableResult
     public func withConnection<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
@@ -64,6 +65,7 @@ public final class PostgresPool: Sendable {
 
     /// Runs `body` in a transaction, running the whole transaction again (up to
     /// `maxAttempts` times) when PostgreSQL reports a serialization failure or deadlock.
+    @discardableResult
     public func transaction<T: Sendable>(
         maxAttempts: Int = 3,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T

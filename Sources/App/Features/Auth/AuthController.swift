@@ -1,0 +1,96 @@
+import Domain
+import Foundation
+
+/// `/v1/auth/*`: anonymous sessions, sign-up, the token endpoint (password, refresh token,
+/// ID token), upgrade of an anonymous account, logout.
+struct AuthController: Sendable {
+    let authentication: Authentication
+    let authenticator: Authenticator
+    let revocations: SessionRevocations
+    let settings: AuthSettings
+    let limits: AuthRateLimits
+
+    var routes: [Route] {
+        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
+        return [
+            Route("POST", "/auth/anonymous") { request in
+                try limits.anonymousSignUps.record(limits.clientAddress.of(request))
+                return try session(try await authentication.signInAnonymously(), status: 201)
+            },
+            Route("POST", "/auth/signup") { request in
+                try limits.tokenRequests.record(limits.clientAddress.of(request))
+                let body = try request.decodeBody(SignUpRequest.self)
+                return try session(try await authentication.signUp(email: body.email, password: body.password, nickname: body.nickname), status: 201)
+            },
+            Route("POST", "/auth/token") { request in try await token(request) },
+            authenticated.route("POST", "/auth/upgrade") { request, principal in try await upgrade(request, principal) },
+            authenticated.route("POST", "/auth/logout") { request, principal in
+                let scopeText = request.body.isEmpty ? nil : try request.decodeBody(LogoutRequest.self).scope
+                guard let scope = LogoutScope(rawValue: scopeText ?? "local") else {
+                    throw APIError.invalidBody("scope must be local, global or others", field: "scope")
+                }
+                try await authentication.logout(principal, scope: scope)
+                if scope != .others { revocations.insert([principal.sessionID]) }
+                return .empty()
+            },
+        ]
+    }
+
+    private func token(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try limits.tokenRequests.record(limits.clientAddress.of(request))
+        let body = try request.decodeBody(TokenRequest.self)
+        switch body.grantType {
+        case "password":
+            let email = try required(body.email, "email").trimmingCharacters(in: .whitespaces).lowercased()
+            try limits.failedPasswordSignIns.check(email)
+            do {
+                return try session(try await authentication.signIn(email: email, password: try required(body.password, "password")))
+            } catch AuthError.invalidCredentials {
+                try? limits.failedPasswordSignIns.record(email)
+                throw AuthError.invalidCredentials
+            }
+        case "refresh_token":
+            return try session(try await authentication.refresh(refreshToken: try required(body.refreshToken, "refresh_token")))
+        case "id_token":
+            let provider = try provider(body.provider, allowing: [.google, .apple])
+            return try session(try await authentication.signIn(provider: provider, idToken: try required(body.idToken, "id_token"), nonce: body.nonce))
+        default:
+            throw APIError.invalidBody("grant_type must be password, refresh_token or id_token", field: "grant_type")
+        }
+    }
+
+    private func upgrade(_ request: HTTPRequest, _ principal: Principal) async throws -> HTTPResponse {
+        let body = try request.decodeBody(UpgradeRequest.self)
+        let credential: UpgradeCredential
+        switch try provider(body.provider, allowing: IdentityProvider.allCases) {
+        case .email:
+            credential = .email(email: try required(body.email, "email"), password: try required(body.password, "password"))
+        case let provider:
+            credential = .idToken(provider: provider, idToken: try required(body.idToken, "id_token"), nonce: body.nonce)
+        }
+        let issued = try await authentication.upgrade(principal, with: credential, merge: body.merge ?? false)
+        revocations.insert([principal.sessionID])
+        return try session(issued)
+    }
+
+    private func session(_ issued: IssuedSession, status: Int = 200) throws -> HTTPResponse {
+        let (token, expiresAt) = authenticator.accessToken(for: issued, lifetime: settings.accessTokenLifetime)
+        return try .json(SessionResponse(accessToken: token, expiresIn: settings.accessTokenLifetime, expiresAt: expiresAt,
+                                         refreshToken: issued.refreshToken, user: UserResponse(user: issued.user)), status: status)
+    }
+}
+
+/// The rate limiters of the auth endpoints, shared by every request of an instance.
+struct AuthRateLimits: Sendable {
+    let anonymousSignUps: RateLimiter
+    let tokenRequests: RateLimiter
+    let failedPasswordSignIns: RateLimiter
+    let clientAddress: ClientAddress
+
+    init(settings: AuthSettings, now: @escaping @Sendable () -> Date) {
+        anonymousSignUps = RateLimiter(settings.anonymousSignUps, now: now)
+        tokenRequests = RateLimiter(settings.tokenRequests, now: now)
+        failedPasswordSignIns = RateLimiter(settings.failedPasswordSignIns, now: now)
+        clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// The claims of an access token.
+public struct AccessTokenClaims: Codable, Sendable, Equatable {
+    /// Issuer.
+    public var iss: String
+    /// Audience.
+    public var aud: String
+    /// The user id.
+    public var sub: String
+    /// The session id.
+    public var sid: String
+    /// `user` or `admin`.
+    public var role: String
+    /// Whether the user was anonymous at issue time.
+    public var isAnonymous: Bool
+    /// Issued at (seconds since 1970).
+    public var iat: Int
+    /// Expires at (seconds since 1970).
+    public var exp: Int
+
+    enum CodingKeys: String, CodingKey {
+        case iss, aud, sub, sid, role, iat, exp
+        case isAnonymous = "is_anonymous"
+    }
+
+    /// Creates claims.
+    public init(iss: String, aud: String, sub: String, sid: String, role: String, isAnonymous: Bool, iat: Int, exp: Int) {
+        self.iss = iss
+        self.aud = aud
+        self.sub = sub
+        self.sid = sid
+        self.role = role
+        self.isAnonymous = isAnonymous
+        self.iat = iat
+        self.exp = exp
+    }
+}
+
+/// An HMAC key with its `kid`.
+public struct SigningKey: Sendable {
+    /// The key id written into token headers.
+    public let id: String
+    /// The secret (at least 32 bytes).
+    public let secret: [UInt8]
+
+    /// Creates a key.
+    public init(id: String, secret: [UInt8]) {
+        self.id = id
+        self.secret = secret
+    }
+}
+
+/// Why a token was refused.
+public enum TokenVerificationError: Error, Sendable, Equatable {
+    /// Not three base64url parts of JSON.
+    case malformed
+    /// `alg` is not HS256 (including `none`).
+    case algorithmNotAllowed(String)
+    /// `kid` names no configured key.
+    case unknownKey
+    /// The signature does not match.
+    case badSignature
+    /// `exp` has passed.
+    case expired
+    /// `iat` lies in the future beyond the allowed skew.
+    case notYetValid
+    /// `iss` is not ours.
+    case wrongIssuer
+    /// `aud` is not ours.
+    case wrongAudience
+}
+
+/// Signs and verifies HS256 access tokens. Signs with the first key and accepts any
+/// configured key, so keys can rotate: add the new key first, keep the old one until the
+/// last token it signed has expired, then drop it.
+public struct AccessTokenCodec: Sendable {
+    private let keys: [SigningKey]
+    /// The `iss` this server writes and requires.
+    public let issuer: String
+    /// The `aud` this server writes and requires.
+    public let audience: String
+    private let skewSeconds: Int
+
+    /// Creates a codec; `keys` must not be empty.
+    public init(keys: [SigningKey], issuer: String, audience: String, skewSeconds: Int = 30) {
+        precondition(!keys.isEmpty, "at least one signing key is required")
+        self.keys = keys
+        self.issuer = issuer
+        self.audience = audience
+        self.skewSeconds = skewSeconds
+    }
+
+    /// The compact JWS for `claims`; equal claims give byte-identical tokens.
+    public func sign(_ claims: AccessTokenClaims) -> String {
+        let key = keys[0]
+        let header = #"{"alg":"HS256","kid":"\#(key.id)","typ":"JWT"}"#
+        // Encoding a struct of strings, integers and a boolean cannot fail.
+        let payload = (try? Self.encoder.encode(claims)) ?? Data()
+        let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(payload)
+        return signingInput + "." + Base64URL.encode(CryptoPrimitives.hmacSHA256(key: key.secret, message: Data(signingInput.utf8)))
+    }
+
+    /// The claims of `token` if it is ours, intact and current at `now`.
+    public func verify(_ token: String, now: Date) throws(TokenVerificationError) -> AccessTokenClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]),
+              let header = try? JSONDecoder().decode(Header.self, from: headerData)
+        else { throw .malformed }
+        guard header.alg == "HS256" else { throw .algorithmNotAllowed(header.alg) }
+        guard let key = keys.first(where: { $0.id == header.kid }) else { throw .unknownKey }
+        let expected = CryptoPrimitives.hmacSHA256(key: key.secret, message: Data((parts[0] + "." + parts[1]).utf8))
+        guard CryptoPrimitives.constantTimeEquals(expected, Array(signature)) else { throw .badSignature }
+        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload) else { throw .malformed }
+        guard claims.iss == issuer else { throw .wrongIssuer }
+        guard claims.aud == audience else { throw .wrongAudience }
+        let seconds = Int(now.timeIntervalSince1970.rounded(.down))
+        guard claims.iat <= seconds + skewSeconds else { throw .notYetValid }
+        guard seconds < claims.exp else { throw .expired }
+        return claims
+    }
+
+    private struct Header: Decodable {
+        let alg: String
+        let kid: String?
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

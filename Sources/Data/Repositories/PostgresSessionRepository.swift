@@ -1,0 +1,87 @@
+import Domain
+import Foundation
+
+/// ``SessionRepository`` over `sessions` and `refresh_tokens`.
+public struct PostgresSessionRepository: SessionRepository {
+    private let pool: PostgresPool
+
+    /// Creates the repository over a pool.
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public func create(id: SessionID, userID: UserID, tokenHash: [UInt8], now: Date) async throws {
+        try await pool.transaction { connection in
+            try connection.execute("INSERT INTO sessions (id, user_id, created_at, refreshed_at) VALUES ($1, $2, $3, $3)", [id.rawValue, userID.rawValue, now])
+            try connection.execute("INSERT INTO refresh_tokens (session_id, token_hash, created_at) VALUES ($1, $2, $3)", [id.rawValue, PostgresBytes(tokenHash), now])
+        }
+    }
+
+    public func rotate(tokenHash: [UInt8], successorHash: [UInt8], now: Date, grace: TimeInterval, limits: SessionLimits) async throws -> RotationOutcome {
+        try await pool.transaction { connection in
+            // Locking the token row serialises concurrent refreshes with the same token:
+            // the second one sees the first one's rotation and replays it.
+            guard let row = try connection.query("""
+                SELECT t.id, t.used_at, s.id, s.user_id, s.revoked_at, s.created_at, s.refreshed_at, t.replaced_by
+                FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id
+                WHERE t.token_hash = $1
+                FOR UPDATE OF t, s
+                """, [PostgresBytes(tokenHash)]).first else { return .unknown }
+            let tokenID: Int = try row.decode(0)
+            let usedAt: Date? = try row.decode(1)
+            let sessionID = SessionID(rawValue: try row.decode(2))
+            let userID = UserID(rawValue: try row.decode(3))
+            let revokedAt: Date? = try row.decode(4)
+            let createdAt: Date = try row.decode(5)
+            let refreshedAt: Date = try row.decode(6)
+            let successorID: Int? = try row.decode(7)
+
+            guard revokedAt == nil else { return .revoked }
+            if let maxLifetime = limits.maxLifetime, now.timeIntervalSince(createdAt) > maxLifetime {
+                try Self.revoke(sessionID, reason: .expired, now: now, connection)
+                return .revoked
+            }
+            if let maxInactivity = limits.maxInactivity, now.timeIntervalSince(refreshedAt) > maxInactivity {
+                try Self.revoke(sessionID, reason: .expired, now: now, connection)
+                return .revoked
+            }
+            if let usedAt {
+                // A separate statement: it sees the successor a concurrent refresh just
+                // committed, which the locking statement's snapshot may predate.
+                let successorIssuedAt: Date? = try successorID.flatMap { id in
+                    try connection.query("SELECT created_at FROM refresh_tokens WHERE id = $1", [id]).first?.decode(0)
+                }
+                guard now.timeIntervalSince(usedAt) <= grace, let successorIssuedAt else {
+                    try Self.revoke(sessionID, reason: .refreshTokenReused, now: now, connection)
+                    return .reused
+                }
+                return .replayed(user: try PostgresUserRepository.load(userID, connection), sessionID: sessionID, issuedAt: successorIssuedAt)
+            }
+            let successor = try connection.query(
+                "INSERT INTO refresh_tokens (session_id, token_hash, created_at) VALUES ($1, $2, $3) RETURNING id, created_at",
+                [sessionID.rawValue, PostgresBytes(successorHash), now]).first!
+            try connection.execute("UPDATE refresh_tokens SET used_at = $2, replaced_by = $3 WHERE id = $1", [tokenID, now, try successor.decode(0, as: Int.self)])
+            try connection.execute("UPDATE sessions SET refreshed_at = $2 WHERE id = $1", [sessionID.rawValue, now])
+            // The stored (microsecond) time, so a replay computes the identical access token.
+            return .rotated(user: try PostgresUserRepository.load(userID, connection), sessionID: sessionID, issuedAt: try successor.decode(1))
+        }
+    }
+
+    public func revoke(id: SessionID, reason: RevocationReason, now: Date) async throws {
+        try await pool.withConnection { connection in try Self.revoke(id, reason: reason, now: now, connection) }
+    }
+
+    public func revokeAll(userID: UserID, keeping: SessionID?, reason: RevocationReason, now: Date) async throws {
+        try await pool.withConnection { connection in
+            try connection.execute(
+                "UPDATE sessions SET revoked_at = $3, revoked_reason = $4 WHERE user_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR id <> $2::uuid)",
+                [userID.rawValue, keeping?.rawValue, now, reason.rawValue])
+        }
+    }
+
+    private static func revoke(_ id: SessionID, reason: RevocationReason, now: Date, _ connection: PostgresConnection) throws {
+        try connection.execute(
+            "UPDATE sessions SET revoked_at = $2, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL",
+            [id.rawValue, now, reason.rawValue])
+    }
+}

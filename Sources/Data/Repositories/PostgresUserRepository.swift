@@ -1,0 +1,130 @@
+import Domain
+import Foundation
+
+/// ``UserRepository`` over `users` and `identities`.
+public struct PostgresUserRepository: UserRepository {
+    private let pool: PostgresPool
+
+    /// Creates the repository over a pool.
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public func createAnonymous(id: UserID, now: Date) async throws -> User {
+        try await pool.withConnection { connection in
+            try connection.execute("INSERT INTO users (id, is_anonymous, created_at, updated_at) VALUES ($1, true, $2, $2)", [id.rawValue, now])
+            return try Self.load(id, connection)
+        }
+    }
+
+    public func createPermanent(id: UserID, identity: NewIdentity, nickname: String?, now: Date) async throws -> User {
+        try await Self.mappingIdentityConflicts(identity) {
+            try await pool.transaction { connection in
+                try connection.execute(
+                    "INSERT INTO users (id, is_anonymous, nickname, created_at, updated_at) VALUES ($1, false, $2, $3, $3)",
+                    [id.rawValue, nickname, now])
+                try Self.insert(identity, for: id, now: now, connection)
+                return try Self.load(id, connection)
+            }
+        }
+    }
+
+    public func user(id: UserID) async throws -> User? {
+        try await pool.withConnection { connection in try Self.find(id, connection) }
+    }
+
+    public func identity(provider: IdentityProvider, subject: String) async throws -> StoredIdentity? {
+        try await pool.withConnection { connection in
+            try connection.query("SELECT user_id, password_hash FROM identities WHERE provider = $1 AND subject = $2", [provider.rawValue, subject])
+                .first.map { StoredIdentity(userID: UserID(rawValue: try $0.decode(0)), passwordHash: try $0.decode(1)) }
+        }
+    }
+
+    public func upgrade(id: UserID, identity: NewIdentity, now: Date) async throws -> User {
+        try await Self.mappingIdentityConflicts(identity, emailTaken: AuthError.identityExists) {
+            try await pool.transaction { connection in
+                guard let row = try connection.query("SELECT is_anonymous FROM users WHERE id = $1 FOR UPDATE", [id.rawValue]).first else {
+                    throw AuthError.sessionRevoked
+                }
+                guard try row.decode(0, as: Bool.self) else { throw AuthError.alreadyPermanent }
+                try Self.insert(identity, for: id, now: now, connection)
+                try connection.execute("UPDATE users SET is_anonymous = false, updated_at = $2 WHERE id = $1", [id.rawValue, now])
+                return try Self.load(id, connection)
+            }
+        }
+    }
+
+    public func merge(anonymous: UserID, into target: UserID) async throws {
+        try await pool.transaction { connection in
+            guard try connection.query("SELECT 1 FROM users WHERE id = $1 AND is_anonymous FOR UPDATE", [anonymous.rawValue]).count == 1 else {
+                throw AuthError.alreadyPermanent
+            }
+            try connection.execute(
+                "INSERT INTO likes (user_id, post_id, created_at) SELECT $2, post_id, created_at FROM likes WHERE user_id = $1 ON CONFLICT DO NOTHING",
+                [anonymous.rawValue, target.rawValue])
+            try connection.execute("UPDATE posts SET submitted_by = $2 WHERE submitted_by = $1", [anonymous.rawValue, target.rawValue])
+            try connection.execute("DELETE FROM users WHERE id = $1", [anonymous.rawValue])
+        }
+    }
+
+    public func updateProfile(id: UserID, nickname: String?, profileURL: String?, now: Date) async throws -> User {
+        try await pool.transaction { connection in
+            let updated = try connection.query(
+                "UPDATE users SET nickname = COALESCE($2, nickname), profile_url = COALESCE($3, profile_url), updated_at = $4 WHERE id = $1 AND NOT is_anonymous",
+                [id.rawValue, nickname, profileURL, now])
+            guard updated.affectedRows == 1 else { throw AuthError.sessionRevoked }
+            return try Self.load(id, connection)
+        }
+    }
+
+    public func delete(id: UserID) async throws {
+        try await pool.transaction { connection in
+            try connection.execute("DELETE FROM users WHERE id = $1", [id.rawValue])
+        }
+    }
+
+    public func recordSignIn(provider: IdentityProvider, subject: String, now: Date) async throws {
+        try await pool.withConnection { connection in
+            try connection.execute("UPDATE identities SET last_sign_in_at = $3 WHERE provider = $1 AND subject = $2", [provider.rawValue, subject, now])
+        }
+    }
+
+    // MARK: - Shared SQL
+
+    /// The user `id` with the email and provider of its first identity, or `nil`.
+    static func find(_ id: UserID, _ connection: PostgresConnection) throws -> User? {
+        guard let row = try connection.query("""
+            SELECT u.id, u.is_anonymous, u.role, u.nickname, u.profile_url, u.created_at, i.email, i.provider
+            FROM users u
+            LEFT JOIN LATERAL (SELECT email, provider FROM identities WHERE user_id = u.id ORDER BY created_at, id LIMIT 1) i ON true
+            WHERE u.id = $1
+            """, [id.rawValue]).first else { return nil }
+        return User(
+            id: UserID(rawValue: try row.decode(0)), isAnonymous: try row.decode(1),
+            role: Role(rawValue: try row.decode(2)) ?? .user, nickname: try row.decode(3), profileURL: try row.decode(4),
+            email: try row.decode(6), provider: (try row.decode(7, as: String?.self)).flatMap(IdentityProvider.init(rawValue:)),
+            createdAt: try row.decode(5))
+    }
+
+    static func load(_ id: UserID, _ connection: PostgresConnection) throws -> User {
+        guard let user = try find(id, connection) else { throw AuthError.sessionRevoked }
+        return user
+    }
+
+    private static func insert(_ identity: NewIdentity, for id: UserID, now: Date, _ connection: PostgresConnection) throws {
+        try connection.execute(
+            "INSERT INTO identities (id, user_id, provider, subject, email, password_hash, created_at, last_sign_in_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+            [UUID(), id.rawValue, identity.provider.rawValue, identity.subject, identity.email, identity.passwordHash, now])
+    }
+
+    /// Runs `body`, turning a unique violation on identities into the domain's answer.
+    private static func mappingIdentityConflicts<T>(
+        _ identity: NewIdentity, emailTaken: AuthError = .emailTaken, _ body: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            throw identity.provider == .email ? emailTaken : AuthError.identityExists
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// An account. Anonymous users have no identity and no profile; permanent users have at
+/// least one identity and may have a nickname and profile picture.
+public struct User: Sendable, Equatable {
+    /// The identifier, stable across the anonymous → permanent upgrade.
+    public var id: UserID
+    /// Whether the user has no identity yet.
+    public var isAnonymous: Bool
+    /// The user's role.
+    public var role: Role
+    /// Display name (permanent users only), 1–30 characters.
+    public var nickname: String?
+    /// Profile picture URL (permanent users only).
+    public var profileURL: String?
+    /// The email of the user's first identity, when it has one.
+    public var email: String?
+    /// The provider of the user's first identity.
+    public var provider: IdentityProvider?
+    /// When the account was created.
+    public var createdAt: Date
+
+    /// Creates a user value.
+    public init(id: UserID, isAnonymous: Bool, role: Role = .user, nickname: String? = nil, profileURL: String? = nil,
+                email: String? = nil, provider: IdentityProvider? = nil, createdAt: Date) {
+        self.id = id
+        self.isAnonymous = isAnonymous
+        self.role = role
+        self.nickname = nickname
+        self.profileURL = profileURL
+        self.email = email
+        self.provider = provider
+        self.createdAt = createdAt
+    }
+}
+
+/// Who is calling, as proven by a valid access token.
+public struct Principal: Sendable, Equatable {
+    /// The user.
+    public let userID: UserID
+    /// The session the token belongs to.
+    public let sessionID: SessionID
+    /// The role at the time the token was issued.
+    public let role: Role
+    /// Whether the user was anonymous when the token was issued.
+    public let isAnonymous: Bool
+
+    /// Creates a principal.
+    public init(userID: UserID, sessionID: SessionID, role: Role, isAnonymous: Bool) {
+        self.userID = userID
+        self.sessionID = sessionID
+        self.role = role
+        self.isAnonymous = isAnonymous
+    }
+}
+
+/// A principal known to be a permanent (non-anonymous) user. Only ``Principal/permanent()``
+/// makes one, so an endpoint that takes this type cannot forget the check.
+public struct PermanentPrincipal: Sendable, Equatable {
+    /// The underlying principal.
+    public let principal: Principal
+    /// The user.
+    public var userID: UserID { principal.userID }
+
+    fileprivate init(_ principal: Principal) { self.principal = principal }
+}
+
+extension Principal {
+    /// The same principal as a permanent user; throws ``AuthError/loginRequired`` for an
+    /// anonymous one.
+    public func permanent() throws -> PermanentPrincipal {
+        guard !isAnonymous else { throw AuthError.loginRequired }
+        return PermanentPrincipal(self)
+    }
+}

@@ -1,0 +1,105 @@
+import App
+import Data
+import Domain
+import Foundation
+
+/// The whole application over a private migrated database, called in process, with a
+/// clock the test controls, a fast password KDF and a fixed signing key.
+public struct TestApp: Sendable {
+    /// The database.
+    public let database: TestDatabase
+    /// The clock every use case reads.
+    public let clock: TestClock
+    /// The dependencies the application was built with.
+    public let dependencies: Application.Dependencies
+    /// The auth settings the application was built with.
+    public let auth: AuthSettings
+    /// Everything the application logged.
+    public let logs: LogCapture
+    /// The request pipeline.
+    public let responder: RoutingResponder
+
+    /// The signing secret of test applications.
+    public static let secret = "test-secret-0123456789-0123456789-abcdef"
+
+    /// Builds the application; `configure` adjusts auth settings, `idTokens` replaces the
+    /// ID-token verifier.
+    public static func make(
+        configure: (inout AuthSettings) -> Void = { _ in },
+        idTokens: (any IDTokenVerifier)? = nil,
+        clock: TestClock = TestClock()
+    ) async throws -> TestApp {
+        let database = try await TestDatabase.migrated()
+        var auth = AuthSettings(signingKeys: [AuthSettings.key(secret: secret)])
+        auth.passwordIterations = 1_000
+        configure(&auth)
+        let logs = LogCapture()
+        var dependencies = Application.Dependencies.live(pool: database.pool, auth: auth, logger: logs.logger)
+        dependencies.now = clock.source
+        dependencies.passwords = PBKDF2PasswordHasher(iterations: auth.passwordIterations)
+        if let idTokens { dependencies.idTokens = idTokens }
+        try await dependencies.revocations.start()
+        let responder = Application.makeResponder(dependencies: dependencies, auth: auth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)
+        return TestApp(database: database, clock: clock, dependencies: dependencies, auth: auth, logs: logs, responder: responder)
+    }
+
+    /// Sends a request; `json` is encoded as the body, `token` as the bearer.
+    public func send(
+        _ method: String, _ path: String, json: [String: any Sendable]? = nil, token: String? = nil,
+        headers: [(String, String)] = [], remoteAddress: String = "203.0.113.7"
+    ) async throws -> TestResponse {
+        var fields = HTTPHeaders(headers)
+        if let token { fields.add("Authorization", "Bearer \(token)") }
+        var body = Data()
+        if let json {
+            body = try JSONSerialization.data(withJSONObject: json)
+            fields.add("Content-Type", "application/json")
+        }
+        let response = await responder.respond(to: HTTPRequest(method: method, path: path, headers: fields, body: body, remoteAddress: remoteAddress))
+        return TestResponse(response: response)
+    }
+
+    /// Stops background work and drops the database.
+    public func close() async {
+        dependencies.revocations.stop()
+        await database.drop()
+    }
+}
+
+/// A response with JSON helpers.
+public struct TestResponse: Sendable {
+    /// The raw response.
+    public let response: HTTPResponse
+    /// The status.
+    public var status: Int { response.status }
+    /// The body as text.
+    public var text: String { String(decoding: response.body, as: UTF8.self) }
+    /// The body as a JSON object (empty when it is not one).
+    public var json: [String: any Sendable] {
+        (try? JSONSerialization.jsonObject(with: response.body) as? [String: any Sendable]) ?? [:]
+    }
+    /// The `error` code of an error body.
+    public var errorCode: String? { json["error"] as? String }
+    /// A header value.
+    public func header(_ name: String) -> String? { response.headers[name] }
+}
+
+/// A session as the API returned it.
+public struct TestSession: Sendable {
+    /// The access token.
+    public let accessToken: String
+    /// The refresh token.
+    public let refreshToken: String
+    /// The user id.
+    public let userID: String
+
+    /// Reads a session response; fails the test through a thrown error otherwise.
+    public init(_ response: TestResponse) throws {
+        guard let access = response.json["access_token"] as? String, let refresh = response.json["refresh_token"] as? String,
+              let user = response.json["user"] as? [String: any Sendable], let id = user["id"] as? String
+        else { throw TestEnvironmentError("not a session response (\(response.status)): \(response.text)") }
+        accessToken = access
+        refreshToken = refresh
+        userID = id
+    }
+}
