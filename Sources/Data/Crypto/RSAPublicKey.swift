@@ -14,10 +14,13 @@ public final class RSAPublicKey: @unchecked Sendable {
         defer { OSSL_PARAM_BLD_free(builder) }
         let n = BN_bin2bn(modulus, Int32(modulus.count), nil)
         let e = BN_bin2bn(exponent, Int32(exponent.count), nil)
-        defer { BN_free(n); BN_free(e) }
+        // The builder keeps the key *pointers* until `to_param`: they must outlive it,
+        // which a Swift string bridged for one call does not.
+        let nName = strdup(OSSL_PKEY_PARAM_RSA_N), eName = strdup(OSSL_PKEY_PARAM_RSA_E)
+        defer { BN_free(n); BN_free(e); free(nName); free(eName) }
         guard n != nil, e != nil,
-              OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, n) == 1,
-              OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, e) == 1,
+              OSSL_PARAM_BLD_push_BN(builder, nName, n) == 1,
+              OSSL_PARAM_BLD_push_BN(builder, eName, e) == 1,
               let parameters = OSSL_PARAM_BLD_to_param(builder)
         else { throw KeyError.openSSL("RSA parameters") }
         defer { OSSL_PARAM_free(parameters) }
@@ -26,7 +29,7 @@ public final class RSAPublicKey: @unchecked Sendable {
         var key: OpaquePointer?
         let selection = Int32(OSSL_KEYMGMT_SELECT_PUBLIC_KEY | OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS)
         guard EVP_PKEY_fromdata_init(context) == 1, EVP_PKEY_fromdata(context, &key, selection, parameters) == 1, let key else {
-            throw KeyError.openSSL("EVP_PKEY_fromdata")
+            throw Self.failure("EVP_PKEY_fromdata")
         }
         self.key = key
     }
@@ -45,7 +48,14 @@ public final class RSAPublicKey: @unchecked Sendable {
 
     /// OpenSSL refused to build the key.
     public enum KeyError: Error {
-        /// The failing step.
+        /// The failing step and OpenSSL's reason.
         case openSSL(String)
+    }
+
+    private static func failure(_ step: String) -> KeyError {
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(ERR_get_error(), &buffer, buffer.count)
+        let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return .openSSL("\(step): \(reason)")
     }
 }
