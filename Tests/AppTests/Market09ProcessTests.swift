@@ -85,6 +85,31 @@ import TestSupport
         #expect(result.output.split(separator: "\n").count == 1)
     }
 
+    @Test func pruneAnonymousReportsWhatItDidAndRejectsBadDurations() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try emptyDirectory()
+        let environment = ["DATABASE_URL": database.url]
+
+        let dryRun = try await Market09Process.run(["admin", "prune-anonymous", "--older-than", "30d", "--dry-run"], environment: environment, directory: directory)
+        #expect(dryRun.code == 0)
+        #expect(dryRun.output.hasPrefix("would delete 0 anonymous users inactive since "))
+        let real = try await Market09Process.run(["admin", "prune-anonymous", "--older-than", "12h"], environment: environment, directory: directory)
+        #expect(real.code == 0)
+        #expect(real.output.hasPrefix("deleted 0 anonymous users inactive since "))
+        let bad = try await Market09Process.run(["admin", "prune-anonymous", "--older-than", "soon"], environment: environment, directory: directory)
+        #expect(bad.code == 2)
+        #expect(bad.output == "market09: --older-than needs a duration such as 30d, 12h, 90m\n")
+        await database.drop()
+    }
+
+    @Test func serveRequiresAJWTSecretWithADatabaseURL() async throws {
+        let database = try await TestDatabase.migrated()
+        let result = try await Market09Process.run(["serve"], environment: ["DATABASE_URL": database.url, "PORT": "0"], directory: try emptyDirectory())
+        #expect(result.code == 1)
+        #expect(result.output.hasSuffix("market09: error: invalid JWT_SECRET: required when DATABASE_URL is set (at least 32 bytes)\n"))
+        await database.drop()
+    }
+
     @Test func helpAndUsageErrorsUseTheirExitCodes() async throws {
         let directory = try emptyDirectory()
         let help = try await Market09Process.run(["--help"], directory: directory)

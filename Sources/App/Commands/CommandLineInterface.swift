@@ -9,6 +9,7 @@ public enum CommandLineInterface {
         Commands:
           serve      Run the HTTP API (see 'market09 serve --help').
           migrate    Apply pending database migrations (see 'market09 migrate --help').
+          admin      Maintenance tasks: prune-anonymous (see 'market09 admin --help').
 
         Options:
           -h, --help   Show this help.
@@ -40,6 +41,9 @@ public enum CommandLineInterface {
         case "migrate":
             if wantsHelp { printLine(MigrateCommand.help); return 0 }
             return await MigrateCommand.run(arguments: rest, environment: environment, executablePath: executablePath)
+        case "admin":
+            if wantsHelp { printLine(AdminCommand.help); return 0 }
+            return await AdminCommand.run(arguments: rest, environment: environment)
         case let other?:
             return usageError("unknown command '\(other)'; run 'market09 --help'")
         }

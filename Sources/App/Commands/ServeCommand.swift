@@ -42,6 +42,9 @@ enum ServeCommand {
         } catch {
             return CommandLineInterface.fail(error)
         }
+        if configuration.databaseURL != nil && configuration.jwtSecret == nil {
+            return CommandLineInterface.fail(ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)"))
+        }
         let logger = Logger(minimumLevel: configuration.logLevel)
         let database: DatabaseTarget
         do {
