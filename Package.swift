@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "market09", targets: ["market09"]),
+        .library(name: "Market09Client", targets: ["Market09Client"]),
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift target.
@@ -28,11 +29,16 @@ let package = Package(
         // Thin entry point: parses the subcommand and hands over to App.
         .executableTarget(name: "market09", dependencies: ["App"], swiftSettings: swiftSettings),
 
+        // The Swift client of the API (Foundation and FoundationNetworking only): token
+        // storage, refresh with single flight, and the app's launch-time auth check.
+        .target(name: "Market09Client", swiftSettings: swiftSettings),
+
         // Fixtures, in-memory repositories, throwaway PostgreSQL databases, a raw HTTP client.
         .target(name: "TestSupport", dependencies: ["Domain", "Data", "App"], swiftSettings: swiftSettings),
 
         .testTarget(name: "DomainTests", dependencies: ["Domain", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DataTests", dependencies: ["Data", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AppTests", dependencies: ["App", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "App", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )
