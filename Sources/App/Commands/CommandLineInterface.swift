@@ -18,11 +18,15 @@ public enum CommandLineInterface {
         \(variableTable)
         """
 
-    static let variableTable: String = Configuration.variables.map { variable in
-        let name = variable.name.padding(toLength: 24, withPad: " ", startingAt: 0)
-        let value = variable.defaultValue.padding(toLength: 12, withPad: " ", startingAt: 0)
-        return "  \(name)\(value)\(variable.summary)"
-    }.joined(separator: "\n")
+    static let variableTable: String = {
+        let nameWidth = (Configuration.variables.map(\.name.count).max() ?? 0) + 2
+        let valueWidth = (Configuration.variables.map(\.defaultValue.count).max() ?? 0) + 2
+        return Configuration.variables.map { variable in
+            let name = variable.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+            let value = variable.defaultValue.padding(toLength: valueWidth, withPad: " ", startingAt: 0)
+            return "  \(name)\(value)\(variable.summary)"
+        }.joined(separator: "\n")
+    }()
 
     /// Runs the command named by `arguments[1]` and returns the process exit code.
     public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
