@@ -48,31 +48,18 @@ enum AdminCommand {
             }
         }
         guard let olderThan else { return CommandLineInterface.usageError("--older-than is required") }
-        let logger = Logger(minimumLevel: .warning)
-        let database: DatabaseTarget
-        do {
-            database = try await DatabaseTarget.resolve(databaseURL: databaseURL, dataDirectory: environment["MARKET09_DATA_DIR"] ?? ".market09", logger: logger)
-        } catch {
-            return CommandLineInterface.fail(error)
-        }
-        let pool = PostgresPool(.init(url: database.url, size: 1))
-        let pruner = PostgresAnonymousUserPruner(pool: pool)
         let cutoff = Date().addingTimeInterval(-olderThan)
         let since = cutoff.formatted(.iso8601)
-        var status: Int32 = 0
-        do {
+        return await DatabaseTarget.withPool(databaseURL: databaseURL, environment: environment) { pool in
+            let pruner = PostgresAnonymousUserPruner(pool: pool)
             if dryRun {
                 CommandLineInterface.printLine("would delete \(try await pruner.count(inactiveSince: cutoff)) anonymous users inactive since \(since)")
             } else {
                 let (deleted, batches) = try await pruner.prune(inactiveSince: cutoff, batchSize: batchSize)
                 CommandLineInterface.printLine("deleted \(deleted) anonymous users inactive since \(since) in \(batches) batches")
             }
-        } catch {
-            status = CommandLineInterface.fail(error)
+            return 0
         }
-        await pool.close()
-        await database.release(logger: logger)
-        return status
     }
 
     /// `30d`, `12h`, `90m`, `45s` → seconds.

@@ -29,6 +29,29 @@ struct DatabaseTarget: Sendable {
         return DatabaseTarget(url: cluster.url(), startedCluster: started ? cluster : nil)
     }
 
+    /// For one-shot commands: resolves the database, runs `body` with a one-connection
+    /// pool, then closes the pool and stops a cluster this process started. Errors become
+    /// one line and exit code 1.
+    static func withPool(databaseURL: String?, environment: [String: String], _ body: (PostgresPool) async throws -> Int32) async -> Int32 {
+        let logger = Logger(minimumLevel: .warning)
+        let database: DatabaseTarget
+        do {
+            database = try await resolve(databaseURL: databaseURL, dataDirectory: environment["MARKET09_DATA_DIR"] ?? ".market09", logger: logger)
+        } catch {
+            return CommandLineInterface.fail(error)
+        }
+        let pool = PostgresPool(.init(url: database.url, size: 1))
+        let status: Int32
+        do {
+            status = try await body(pool)
+        } catch {
+            status = CommandLineInterface.fail(error)
+        }
+        await pool.close()
+        await database.release(logger: logger)
+        return status
+    }
+
     /// Stops the embedded cluster if this process started it.
     func release(logger: Logger) async {
         guard let cluster = startedCluster else { return }

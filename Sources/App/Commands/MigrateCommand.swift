@@ -32,33 +32,22 @@ enum MigrateCommand {
                 return CommandLineInterface.usageError("unknown option '\(argument)' for migrate")
             }
         }
-        let logger = Logger(minimumLevel: .warning)
-        let database: DatabaseTarget
         let migrations: [Migration]
         do {
             migrations = try Migration.load(from: Migration.locateDirectory(environment: environment, executablePath: executablePath))
-            database = try await DatabaseTarget.resolve(databaseURL: databaseURL, dataDirectory: environment["MARKET09_DATA_DIR"] ?? ".market09", logger: logger)
         } catch {
             return CommandLineInterface.fail(error)
         }
-        let pool = PostgresPool(.init(url: database.url, size: 1))
-        let migrator = Migrator(pool: pool, migrations: migrations)
-        let status: Int32
-        do {
+        return await DatabaseTarget.withPool(databaseURL: databaseURL, environment: environment) { pool in
+            let migrator = Migrator(pool: pool, migrations: migrations)
             if dryRun {
                 let pending = try await migrator.pending()
                 CommandLineInterface.printLine(pending.isEmpty ? "up to date (\(migrations.count) migrations applied)" : "pending: " + pending.map(\.fileName).joined(separator: " "))
-                status = pending.isEmpty ? 0 : 1
-            } else {
-                let applied = try await migrator.migrate()
-                CommandLineInterface.printLine(applied.isEmpty ? "up to date (\(migrations.count) migrations applied)" : "applied: " + applied.map(\.fileName).joined(separator: " "))
-                status = 0
+                return pending.isEmpty ? 0 : 1
             }
-        } catch {
-            status = CommandLineInterface.fail(error)
+            let applied = try await migrator.migrate()
+            CommandLineInterface.printLine(applied.isEmpty ? "up to date (\(migrations.count) migrations applied)" : "applied: " + applied.map(\.fileName).joined(separator: " "))
+            return 0
         }
-        await pool.close()
-        await database.release(logger: logger)
-        return status
     }
 }

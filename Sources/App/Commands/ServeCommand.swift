@@ -74,6 +74,7 @@ enum ServeCommand {
             let signal = await ShutdownSignal.next()
             logger.info("shutting down", ["signal": .int(Int(signal)), "in_flight": .int(server.inFlightCount)])
             await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds))
+            dependencies.revocations.stop()
             await pool.close()
             await database.release(logger: logger)
             logger.info("stopped")
