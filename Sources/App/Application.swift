@@ -21,6 +21,10 @@ public enum Application {
         public var refreshTokens: any RefreshTokenFactory
         /// Google / Apple ID-token verification.
         public var idTokens: any IDTokenVerifier
+        /// Posts.
+        public var posts: any PostRepository
+        /// Likes.
+        public var likes: any LikeRepository
         /// Recently revoked sessions.
         public var revocations: SessionRevocations
         /// The clock.
@@ -37,6 +41,7 @@ public enum Application {
                 passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations),
                 refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
                 idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
+                posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool),
                 revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger),
                 now: now, newID: { UUID() })
         }
@@ -57,7 +62,10 @@ public enum Application {
             authentication: authentication, authenticator: authenticator, revocations: deps.revocations,
             settings: auth, limits: AuthRateLimits(settings: auth, now: deps.now))
         let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator, revocations: deps.revocations)
-        let v1 = categories.routes + authController.routes + me.routes
+        let postsController = PostsController(
+            posts: Posts(posts: deps.posts, likes: deps.likes, now: deps.now), authenticator: authenticator,
+            categories: CategoryResolver(categories: deps.categories), now: deps.now)
+        let v1 = categories.routes + authController.routes + me.routes + postsController.routes
         return health.routes + v1.map { $0.mounted(at: "/v1") }
     }
 

@@ -55,7 +55,12 @@ public struct TestApp: Sendable {
             body = try JSONSerialization.data(withJSONObject: json)
             fields.add("Content-Type", "application/json")
         }
-        let response = await responder.respond(to: HTTPRequest(method: method, path: path, headers: fields, body: body, remoteAddress: remoteAddress))
+        // Split and decode the query string as the transport does.
+        let components = URLComponents(string: path)
+        var query: [String: String] = [:]
+        for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        let request = HTTPRequest(method: method, path: components?.path ?? path, query: query, headers: fields, body: body, remoteAddress: remoteAddress)
+        let response = await responder.respond(to: request)
         return TestResponse(response: response)
     }
 
@@ -101,5 +106,28 @@ public struct TestSession: Sendable {
         accessToken = access
         refreshToken = refresh
         userID = id
+    }
+}
+
+extension TestApp {
+    /// Inserts a user straight into the database and returns an access token for it (a
+    /// session row is not needed: tokens are verified by signature and revocation list).
+    public func user(anonymous: Bool = false, role: String = "user") async throws -> (id: UUID, token: String) {
+        let id = UUID()
+        try await database.pool.withConnection { connection in
+            try connection.execute("INSERT INTO users (id, is_anonymous, role) VALUES ($1, $2, $3)", [id, anonymous, role])
+        }
+        let now = Int(clock.now.timeIntervalSince1970)
+        let claims = AccessTokenClaims(iss: auth.issuer, aud: auth.audience, sub: id.uuidString.lowercased(), sid: UUID().uuidString.lowercased(),
+                                       role: role, isAnonymous: anonymous, iat: now, exp: now + auth.accessTokenLifetime)
+        return (id, AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience).sign(claims))
+    }
+
+    /// Inserts an influencer and returns its id.
+    public func influencer(_ username: String, fullName: String? = nil) async throws -> Int {
+        try await database.pool.withConnection { connection in
+            try connection.query("INSERT INTO influencers (username, full_name, profile_pic_url) VALUES ($1, $2, 'https://img.example/p.jpg') RETURNING id",
+                                 [username, fullName]).first!.decode(0)
+        }
     }
 }

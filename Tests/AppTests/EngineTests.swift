@@ -222,8 +222,13 @@ import TestSupport
         #expect(refused == nil)
 
         held.forEach { close($0) }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(try await RawHTTPClient.request("GET", "/hello", port: port).status == 200)
+        // The engine frees the slots once it sees the closes; give it up to two seconds.
+        var recovered = false
+        for _ in 0..<40 where !recovered {
+            recovered = (try? await RawHTTPClient.request("GET", "/hello", port: port).status) == 200
+            if !recovered { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(recovered)
         await harness.stop()
     }
 }

@@ -59,6 +59,8 @@ struct ErrorResponses: Sendable {
             return .error(status: 400, code: "invalid_input", message: message, field: field)
         case .conflict(let kind):
             return .error(status: 409, code: "\(kind).conflict", message: "The \(kind) already exists.")
+        case .forbidden(let message):
+            return .error(status: 403, code: "forbidden", message: message)
         case .unavailable(let reason):
             logger.error("service unavailable", ["reason": .string(reason)])
             return .error(status: 503, code: "unavailable", message: "The service is not ready to answer this request.")

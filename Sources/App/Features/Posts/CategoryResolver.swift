@@ -1,0 +1,28 @@
+import Domain
+import Synchronization
+
+/// Resolves a category given by ASCII id or Korean name. Categories change only with a
+/// migration, so they are read once per process.
+final class CategoryResolver: Sendable {
+    private let categories: any CategoryRepository
+    private let cache = Mutex<[Category]?>(nil)
+
+    init(categories: any CategoryRepository) {
+        self.categories = categories
+    }
+
+    /// The category `text` names, or 400 naming `field`.
+    func resolve(_ text: String, field: String = "category") async throws -> CategoryID {
+        let all: [Category]
+        if let cached = cache.withLock({ $0 }) {
+            all = cached
+        } else {
+            all = try await categories.allCategories()
+            cache.withLock { $0 = all }
+        }
+        guard let category = all.first(where: { $0.id.rawValue == text || $0.name == text }) else {
+            throw APIError.invalidParameter(field, "\(field) must be one of \(all.map(\.id.rawValue).joined(separator: ", ")) or their Korean names")
+        }
+        return category.id
+    }
+}

@@ -1,0 +1,76 @@
+import Domain
+import Foundation
+
+/// `/v1/posts/*` (single posts, likes, Top 10) and `/v1/me/likes`.
+struct PostsController: Sendable {
+    let posts: Posts
+    let authenticator: Authenticator
+    let categories: CategoryResolver
+    let now: @Sendable () -> Date
+
+    var routes: [Route] {
+        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
+        return [
+            authenticated.route("GET", "/posts/top10") { request, viewer in
+                let category = try await request.query["category"].asyncMap { try await categories.resolve($0) }
+                let top = try await posts.top10(category: category, viewer: viewer)
+                let now = now()
+                return try .json(PostListResponse(data: top.enumerated().map { PostResponse(post: $1, now: now, rank: $0 + 1) }))
+            },
+            authenticated.route("GET", "/posts/{id}") { request, viewer in
+                try .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now()))
+            },
+            authenticated.permanent("POST", "/posts") { request, user in
+                let body = try request.decodeBody(CreatePostRequest.self)
+                let post = NewPost(
+                    influencerID: InfluencerID(rawValue: body.influencerID), productName: body.productName, price: body.price,
+                    category: try await categories.resolve(body.category),
+                    groupBuyingStart: try WireDate.parse(body.groupBuyingStart, field: "group_buying_start"),
+                    groupBuyingEnd: try WireDate.parse(body.groupBuyingEnd, field: "group_buying_end"),
+                    displayURL: body.displayURL, groupBuyingURL: body.groupBuyingURL)
+                return try .json(PostResponse(post: try await posts.create(post, by: user), now: now()), status: 201)
+            },
+            authenticated.permanent("PATCH", "/posts/{id}") { request, user in
+                let id = PostID(rawValue: try request.pathID())
+                let body = try request.decodeBody(UpdatePostRequest.self)
+                var changes = PostChanges()
+                changes.productName = body.productName
+                changes.price = body.price
+                changes.category = try await body.category.asyncMap { try await categories.resolve($0) }
+                changes.groupBuyingStart = try body.groupBuyingStart.map { try WireDate.parse($0, field: "group_buying_start") }
+                changes.groupBuyingEnd = try body.groupBuyingEnd.map { try WireDate.parse($0, field: "group_buying_end") }
+                changes.displayURL = body.displayURL
+                changes.groupBuyingURL = body.groupBuyingURL
+                return try .json(PostResponse(post: try await posts.update(id, changes: changes, by: user), now: now()))
+            },
+            authenticated.permanent("DELETE", "/posts/{id}") { request, user in
+                try await posts.delete(PostID(rawValue: try request.pathID()), by: user)
+                return .empty()
+            },
+            authenticated.permanent("PUT", "/posts/{id}/like") { request, user in
+                let id = try request.pathID()
+                return try .json(LikeResponse(postID: id, liked: true, likesCount: try await posts.like(PostID(rawValue: id), by: user)))
+            },
+            authenticated.permanent("DELETE", "/posts/{id}/like") { request, user in
+                let id = try request.pathID()
+                return try .json(LikeResponse(postID: id, liked: false, likesCount: try await posts.unlike(PostID(rawValue: id), by: user)))
+            },
+            authenticated.route("GET", "/me/likes") { request, viewer in
+                let page = try request.queryInteger("page", in: 1...100_000, default: 1)
+                let limit = try request.queryInteger("limit", in: 1...50, default: 20)
+                let liked = try await posts.liked(by: viewer, page: page, limit: limit)
+                let now = now()
+                return try .json(PostPageResponse(data: liked.items.map { PostResponse(post: $0, now: now) }, total: liked.total,
+                                                  page: page, limit: limit, hasNext: page * limit < liked.total))
+            },
+        ]
+    }
+}
+
+extension Optional {
+    /// `map` with an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

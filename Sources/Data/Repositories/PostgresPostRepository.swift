@@ -1,0 +1,131 @@
+import Domain
+import Foundation
+
+/// ``PostRepository`` and ``LikeRepository`` over `posts` and `likes`. Like counts are
+/// moved by the `likes` triggers in the same transaction as the like rows.
+public struct PostgresPostRepository: PostRepository, LikeRepository {
+    private let pool: PostgresPool
+
+    /// Creates the repository over a pool.
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public func post(id: PostID, viewer: UserID?) async throws -> Post? {
+        try await pool.withConnection { connection in try PostRows.find(id, viewer: viewer, connection) }
+    }
+
+    public func create(_ post: NewPost, submittedBy: UserID, now: Date) async throws -> Post {
+        try await Self.mappingPostErrors {
+            try await pool.transaction { connection in
+                guard let row = try connection.query("""
+                    INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url,
+                                       group_buying_start, group_buying_end, submitted_by, posted_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    ON CONFLICT ON CONSTRAINT posts_dedup_key DO NOTHING
+                    RETURNING id
+                    """, [post.influencerID.rawValue, post.productName, post.price, post.category.rawValue, post.displayURL,
+                          post.groupBuyingURL, post.groupBuyingStart, post.groupBuyingEnd, submittedBy.rawValue, now]).first
+                else { throw DomainError.conflict("post") }
+                return try PostRows.find(PostID(rawValue: try row.decode(0)), viewer: submittedBy, connection)!
+            }
+        }
+    }
+
+    public func update(id: PostID, changes: PostChanges, requester: UserID, isAdmin: Bool) async throws -> Post {
+        try await Self.mappingPostErrors {
+            try await pool.transaction { connection in
+                let (start, end) = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
+                try PostRules.window(start: changes.groupBuyingStart ?? start, end: changes.groupBuyingEnd ?? end)
+                try connection.execute("""
+                    UPDATE posts SET product_name = COALESCE($2, product_name), price = COALESCE($3, price),
+                        category_id = COALESCE($4, category_id), group_buying_start = COALESCE($5, group_buying_start),
+                        group_buying_end = COALESCE($6, group_buying_end), display_url = COALESCE($7, display_url),
+                        group_buying_url = COALESCE($8, group_buying_url)
+                    WHERE id = $1
+                    """, [id.rawValue, changes.productName, changes.price, changes.category?.rawValue, changes.groupBuyingStart,
+                          changes.groupBuyingEnd, changes.displayURL, changes.groupBuyingURL])
+                return try PostRows.find(id, viewer: requester, connection)!
+            }
+        }
+    }
+
+    public func delete(id: PostID, requester: UserID, isAdmin: Bool) async throws {
+        try await pool.transaction { connection in
+            _ = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
+            try connection.execute("DELETE FROM posts WHERE id = $1", [id.rawValue])
+        }
+    }
+
+    public func likedPosts(by user: UserID, offset: Int, limit: Int) async throws -> Page<Post> {
+        try await pool.withConnection { connection in
+            let total: Int = try connection.query("SELECT count(*) FROM likes WHERE user_id = $1", [user.rawValue]).first!.decode(0)
+            let items = try connection.query("""
+                SELECT \(PostRows.columns(viewer: 1)) \(PostRows.joins) JOIN likes mine ON mine.post_id = p.id AND mine.user_id = $1
+                ORDER BY mine.created_at DESC, mine.post_id DESC OFFSET $2 LIMIT $3
+                """, [user.rawValue, offset, limit]).map(PostRows.decode)
+            return Page(items: items, total: total)
+        }
+    }
+
+    public func top10(category: CategoryID?, now: Date, viewer: UserID?) async throws -> [Post] {
+        try await pool.withConnection { connection in
+            try connection.query("""
+                SELECT \(PostRows.columns(viewer: 4)) \(PostRows.joins)
+                WHERE p.group_buying_start <= $1 AND p.group_buying_end >= $2 AND ($3::text IS NULL OR p.category_id = $3)
+                ORDER BY p.likes_count DESC, p.posted_at DESC, p.id DESC LIMIT 10
+                """, [now, now.addingTimeInterval(-7 * 86_400), category?.rawValue, viewer?.rawValue]).map(PostRows.decode)
+        }
+    }
+
+    public func like(post: PostID, by user: UserID) async throws -> Int {
+        try await likeCount(post) { connection in
+            try connection.execute("INSERT INTO likes (user_id, post_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [user.rawValue, post.rawValue])
+        }
+    }
+
+    public func unlike(post: PostID, by user: UserID) async throws -> Int {
+        try await likeCount(post) { connection in
+            try connection.execute("DELETE FROM likes WHERE user_id = $1 AND post_id = $2", [user.rawValue, post.rawValue])
+        }
+    }
+
+    /// Runs `change` and reads the post's count in one transaction (retried on deadlock).
+    private func likeCount(_ post: PostID, _ change: @escaping @Sendable (PostgresConnection) throws -> Void) async throws -> Int {
+        do {
+            return try await pool.transaction(maxAttempts: 5) { connection in
+                try change(connection)
+                guard let row = try connection.query("SELECT likes_count FROM posts WHERE id = $1", [post.rawValue]).first else {
+                    throw DomainError.notFound("post")
+                }
+                return try row.decode(0)
+            }
+        } catch let error as PostgresError where error.code == .foreignKeyViolation {
+            throw DomainError.notFound("post")
+        }
+    }
+
+    /// Locks the post and checks `requester` may change it; returns its window.
+    private static func authorize(_ id: PostID, requester: UserID, isAdmin: Bool, _ connection: PostgresConnection) throws -> (Date, Date) {
+        guard let row = try connection.query(
+            "SELECT submitted_by, group_buying_start, group_buying_end FROM posts WHERE id = $1 FOR UPDATE", [id.rawValue]).first
+        else { throw DomainError.notFound("post") }
+        let submitter: UUID? = try row.decode(0)
+        guard isAdmin || submitter == requester.rawValue else {
+            throw DomainError.forbidden("Only the post's submitter or an admin may change it.")
+        }
+        return (try row.decode(1), try row.decode(2))
+    }
+
+    private static func mappingPostErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresError where error.code == .foreignKeyViolation && error.constraint == "posts_influencer_id_fkey" {
+            throw DomainError.notFound("influencer")
+        } catch let error as PostgresError where error.code == .foreignKeyViolation && error.constraint == "posts_category_id_fkey" {
+            throw DomainError.invalid(field: "category", message: "category is not a known category")
+        } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "posts_dedup_key" {
+            throw DomainError.conflict("post")
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// A post's identifier.
+public struct PostID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The database id.
+    public let rawValue: Int
+    /// Wraps an id.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The id as text.
+    public var description: String { String(rawValue) }
+}
+
+/// An influencer's identifier.
+public struct InfluencerID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The database id.
+    public let rawValue: Int
+    /// Wraps an id.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The id as text.
+    public var description: String { String(rawValue) }
+}
+
+/// The influencer fields shown with a post.
+public struct InfluencerSummary: Sendable, Equatable {
+    public let id: InfluencerID
+    public let username: String
+    public let fullName: String?
+    public let profilePicURL: String?
+    public let externalURL: String?
+
+    /// Creates the summary.
+    public init(id: InfluencerID, username: String, fullName: String?, profilePicURL: String?, externalURL: String?) {
+        self.id = id
+        self.username = username
+        self.fullName = fullName
+        self.profilePicURL = profilePicURL
+        self.externalURL = externalURL
+    }
+}
+
+/// Where a post's buying window stands at a given instant.
+public enum PostStatus: String, Sendable, CaseIterable {
+    /// The window has not started.
+    case upcoming
+    /// Open with at least 24 hours left.
+    case ongoing
+    /// Open with less than 24 hours left.
+    case closingSoon = "closing_soon"
+    /// The window has ended.
+    case closed
+
+    /// The status of the window `start...end` at `now`.
+    public init(start: Date, end: Date, now: Date) {
+        if now < start { self = .upcoming } else if now > end { self = .closed } else if end.timeIntervalSince(now) < 86_400 { self = .closingSoon } else { self = .ongoing }
+    }
+}
+
+/// A group-buying offer of an influencer, as a given viewer sees it.
+public struct Post: Sendable, Equatable {
+    public let id: PostID
+    public let productName: String
+    public let price: Int?
+    public let category: Category
+    public let displayURL: String?
+    public let groupBuyingURL: String?
+    public let groupBuyingStart: Date
+    public let groupBuyingEnd: Date
+    public let likesCount: Int
+    public let postedAt: Date
+    public let submittedBy: UserID?
+    public let influencer: InfluencerSummary
+    /// Whether the viewer likes the post.
+    public let isLiked: Bool
+
+    /// Creates a post value.
+    public init(id: PostID, productName: String, price: Int?, category: Category, displayURL: String?, groupBuyingURL: String?,
+                groupBuyingStart: Date, groupBuyingEnd: Date, likesCount: Int, postedAt: Date, submittedBy: UserID?,
+                influencer: InfluencerSummary, isLiked: Bool) {
+        self.id = id
+        self.productName = productName
+        self.price = price
+        self.category = category
+        self.displayURL = displayURL
+        self.groupBuyingURL = groupBuyingURL
+        self.groupBuyingStart = groupBuyingStart
+        self.groupBuyingEnd = groupBuyingEnd
+        self.likesCount = likesCount
+        self.postedAt = postedAt
+        self.submittedBy = submittedBy
+        self.influencer = influencer
+        self.isLiked = isLiked
+    }
+}
+
+/// The fields of a new post, validated by ``PostRules``.
+public struct NewPost: Sendable, Equatable {
+    public var influencerID: InfluencerID
+    public var productName: String
+    public var price: Int?
+    public var category: CategoryID
+    public var groupBuyingStart: Date
+    public var groupBuyingEnd: Date
+    public var displayURL: String?
+    public var groupBuyingURL: String?
+
+    /// Creates the value.
+    public init(influencerID: InfluencerID, productName: String, price: Int?, category: CategoryID, groupBuyingStart: Date,
+                groupBuyingEnd: Date, displayURL: String?, groupBuyingURL: String?) {
+        self.influencerID = influencerID
+        self.productName = productName
+        self.price = price
+        self.category = category
+        self.groupBuyingStart = groupBuyingStart
+        self.groupBuyingEnd = groupBuyingEnd
+        self.displayURL = displayURL
+        self.groupBuyingURL = groupBuyingURL
+    }
+}
+
+/// Changes to a post; `nil` leaves a field as it is.
+public struct PostChanges: Sendable, Equatable {
+    public var productName: String?
+    public var price: Int?
+    public var category: CategoryID?
+    public var groupBuyingStart: Date?
+    public var groupBuyingEnd: Date?
+    public var displayURL: String?
+    public var groupBuyingURL: String?
+
+    /// No changes.
+    public init() {}
+
+    /// Whether nothing would change.
+    public var isEmpty: Bool { self == PostChanges() }
+}
+
+/// One page of results.
+public struct Page<Item: Sendable>: Sendable {
+    /// The items of this page.
+    public let items: [Item]
+    /// How many items match in all.
+    public let total: Int
+
+    /// Creates a page.
+    public init(items: [Item], total: Int) {
+        self.items = items
+        self.total = total
+    }
+}
