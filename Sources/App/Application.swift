@@ -25,6 +25,8 @@ public enum Application {
         public var posts: any PostRepository
         /// Likes.
         public var likes: any LikeRepository
+        /// The feed.
+        public var feed: any FeedRepository
         /// Recently revoked sessions.
         public var revocations: SessionRevocations
         /// The clock.
@@ -41,7 +43,7 @@ public enum Application {
                 passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations),
                 refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
                 idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
-                posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool),
+                posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),
                 revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger),
                 now: now, newID: { UUID() })
         }
@@ -51,7 +53,6 @@ public enum Application {
     public static func routes(dependencies: Dependencies, auth: AuthSettings, logger: Logger) -> [Route] {
         let deps = dependencies
         let health = HealthController(readiness: deps.readiness, logger: logger)
-        let categories = CategoriesController(listCategories: ListCategories(categories: deps.categories))
         let authenticator = Authenticator(
             codec: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
             revocations: deps.revocations, now: deps.now)
@@ -62,10 +63,12 @@ public enum Application {
             authentication: authentication, authenticator: authenticator, revocations: deps.revocations,
             settings: auth, limits: AuthRateLimits(settings: auth, now: deps.now))
         let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator, revocations: deps.revocations)
+        let resolver = CategoryResolver(categories: deps.categories)
         let postsController = PostsController(
-            posts: Posts(posts: deps.posts, likes: deps.likes, now: deps.now), authenticator: authenticator,
-            categories: CategoryResolver(categories: deps.categories), now: deps.now)
-        let v1 = categories.routes + authController.routes + me.routes + postsController.routes
+            posts: Posts(posts: deps.posts, likes: deps.likes, now: deps.now), authenticator: authenticator, categories: resolver, now: deps.now)
+        let feed = FeedController(feed: BrowseFeed(feed: deps.feed, now: deps.now), authenticator: authenticator, categories: resolver, now: deps.now)
+        // The top-10 route must precede /posts/{id}.
+        let v1 = feed.routes + authController.routes + me.routes + postsController.routes
         return health.routes + v1.map { $0.mounted(at: "/v1") }
     }
 

@@ -18,9 +18,11 @@ import TestSupport
 
         let categories = try await RawHTTPClient.request("GET", "/v1/categories", port: port)
         #expect(categories.status == 200)
-        let data = try #require(try categories.jsonObject()["data"] as? [[String: String]])
+        let data = try #require(try categories.jsonObject()["data"] as? [[String: any Sendable]])
         #expect(data.count == 13)
-        #expect(data.first == ["id": "beauty", "name": "뷰티"])
+        #expect(data.first?["id"] as? String == "beauty")
+        #expect(data.first?["name"] as? String == "뷰티")
+        #expect(data.first?["post_count"] as? Int == 0)
         #expect(try await RawHTTPClient.request("GET", "/ready", port: port).status == 200)
 
         #expect(try await server.stop(signal: SIGTERM) == 0)

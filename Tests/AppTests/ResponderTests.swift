@@ -21,14 +21,6 @@ import TestSupport
         return RoutingResponder(routes: extraRoutes, cors: cors, logger: logs.logger)
     }
 
-    @Test func categoriesAreServedAsADataArray() async throws {
-        let response = await responder().respond(to: HTTPRequest(method: "GET", path: "/v1/categories"))
-
-        #expect(response.status == 200)
-        #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
-        #expect(String(decoding: response.body, as: UTF8.self) == #"{"data":[{"id":"food","name":"푸드"}]}"#)
-    }
-
     @Test func unknownPathsAnswer404InTheErrorShape() async throws {
         let response = await responder().respond(to: HTTPRequest(method: "GET", path: "/v1/nothing"))
 
@@ -47,9 +39,9 @@ import TestSupport
     @Test func unexpectedErrorsBecomeAPlain500AndOnlyTheLogHasTheDetail() async throws {
         struct SecretFailure: Error, CustomStringConvertible { var description: String { "password=hunter2 at Repository.swift:12" } }
         let logs = LogCapture()
-        let app = responder(categories: FailingCategoryRepository(SecretFailure()), logs: logs)
+        let app = responder(extraRoutes: [Route("GET", "/v1/boom") { _ in throw SecretFailure() }], logs: logs)
 
-        let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/categories", requestID: "req-1"))
+        let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/boom", requestID: "req-1"))
 
         #expect(response.status == 500)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"internal_error","message":"An internal error occurred."}"#)
@@ -60,9 +52,9 @@ import TestSupport
     }
 
     @Test func aLostDatabaseAnswers503() async throws {
-        let app = responder(categories: FailingCategoryRepository(PostgresError(code: .connectionFailure, message: "no route")))
+        let app = responder(extraRoutes: [Route("GET", "/v1/lost") { _ in throw PostgresError(code: .connectionFailure, message: "no route") }])
 
-        let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/categories"))
+        let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/lost"))
 
         #expect(response.status == 503)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"database_unavailable","message":"The database is not reachable; retry shortly."}"#)
@@ -117,8 +109,9 @@ import TestSupport
         let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/categories"))
 
         #expect(response.status == 200)
-        let decoded = try JSONDecoder().decode(CategoryListResponse.self, from: response.body)
+        let decoded = try JSONDecoder().decode(CategoryCountsResponse.self, from: response.body)
         #expect(decoded.data.map { "\($0.id)=\($0.name)" } == contractCategories.map { "\($0.id)=\($0.name)" })
+        #expect(decoded.data.allSatisfy { $0.postCount == 0 && $0.openPostCount == 0 })
         await database.drop()
     }
 }

@@ -64,6 +64,9 @@ enum ServeCommand {
             let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logger)
             try await dependencies.revocations.start()
             defer { dependencies.revocations.stop() }
+            let feedMaintenance = FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger)
+            try await feedMaintenance.start()
+            defer { feedMaintenance.stop() }
             let responder = Application.makeResponder(
                 dependencies: dependencies, auth: auth,
                 cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
@@ -75,6 +78,7 @@ enum ServeCommand {
             logger.info("shutting down", ["signal": .int(Int(signal)), "in_flight": .int(server.inFlightCount)])
             await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds))
             dependencies.revocations.stop()
+            feedMaintenance.stop()
             await pool.close()
             await database.release(logger: logger)
             logger.info("stopped")

@@ -17,7 +17,7 @@ final class CategoryResolver: Sendable {
         if let cached = cache.withLock({ $0 }) {
             all = cached
         } else {
-            all = try await categories.allCategories()
+            all = try await ListCategories(categories: categories).execute()
             cache.withLock { $0 = all }
         }
         guard let category = all.first(where: { $0.id.rawValue == text || $0.name == text }) else {

@@ -1,0 +1,206 @@
+import Domain
+import Foundation
+import Synchronization
+
+/// ``FeedRepository`` over `posts`, the per-day `feed_ranks` order and the counters that
+/// triggers keep (see `migrations/0004_feed_order_and_counters.sql`).
+///
+/// The unfiltered default feed (any category) reads the day's order from an index and
+/// takes its total from counters: no per-request hashing or counting of open posts.
+/// Filtered feeds (search, status, date range, influencer) match small sets and count them.
+public final class PostgresFeedRepository: FeedRepository {
+    private let pool: PostgresPool
+    private let preparedDays = Mutex<Set<KoreaDay>>([])
+
+    /// Creates the repository over a pool.
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public func prepare(day: KoreaDay) async throws {
+        if preparedDays.withLock({ $0.contains(day) }) { return }
+        try await pool.transaction { connection in
+            // Exclusive against post writes (which share the lock), so no post written
+            // meanwhile is missing from the day's order.
+            try connection.execute("SELECT pg_advisory_xact_lock(feed_lock_key())")
+            let created = try connection.execute(
+                "INSERT INTO feed_days (day, day_start) VALUES ($1::date, $2) ON CONFLICT (day) DO NOTHING", [day.description, day.start])
+            if created == 1 {
+                try connection.execute("""
+                    INSERT INTO feed_ranks (day, post_id, category_id, rank)
+                    SELECT $1::date, id, category_id, feed_rank(id, $1::date) FROM posts WHERE group_buying_end >= $2
+                    """, [day.description, day.start])
+            }
+        }
+        preparedDays.withLock { _ = $0.insert(day) }
+    }
+
+    public func discardDays(before day: KoreaDay) async throws {
+        try await pool.transaction { connection in
+            try connection.execute("DELETE FROM feed_days WHERE day < $1::date", [day.description])
+        }
+        preparedDays.withLock { $0 = $0.filter { $0 >= day } }
+    }
+
+    public func page(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?) async throws -> FeedPage {
+        try await pool.withConnection { connection in
+            if query.sort == .default && query.search == nil && query.status == nil && query.dateRange == nil && query.influencer == nil {
+                return try Self.dailyOrder(query, day: day, viewer: viewer, connection)
+            }
+            return try Self.filtered(query, day: day, now: now, viewer: viewer, connection)
+        }
+    }
+
+    public func categoryCounts(day: KoreaDay, now: Date) async throws -> [CategoryCount] {
+        try await pool.withConnection { connection in
+            // Open now = open at midnight (counter) − closed since midnight (a small range).
+            try connection.query("""
+                SELECT c.id, c.name, cc.post_count, COALESCE(f.open_count, 0) - COALESCE(x.closed, 0)
+                FROM categories c
+                JOIN category_post_counts cc ON cc.category_id = c.id
+                LEFT JOIN feed_open_counts f ON f.day = $1::date AND f.category_id = c.id
+                LEFT JOIN (SELECT category_id, count(*) AS closed FROM posts
+                           WHERE group_buying_end >= $2 AND group_buying_end < $3 GROUP BY category_id) x ON x.category_id = c.id
+                ORDER BY c.sort_order
+                """, [day.description, day.start, now]).map { row in
+                CategoryCount(category: Category(id: CategoryID(rawValue: try row.decode(0)), name: try row.decode(1)),
+                              postCount: try row.decode(2), openPostCount: try row.decode(3))
+            }
+        }
+    }
+
+    // MARK: - The unfiltered default feed
+
+    private static func dailyOrder(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
+        let category = query.category?.rawValue
+        let categoryFilter = category == nil ? "" : " AND category_id = $2"
+        let parameters: [any PostgresEncodable] = category.map { [day.description, $0] } ?? [day.description]
+        let openCount: Int = try connection.query(
+            "SELECT COALESCE(sum(open_count), 0)::int FROM feed_open_counts WHERE day = $1::date\(categoryFilter)", parameters).first!.decode(0)
+        let total: Int = try connection.query(
+            "SELECT COALESCE(sum(post_count), 0)::int FROM category_post_counts" + (category == nil ? "" : " WHERE category_id = $1"),
+            category.map { [$0] } ?? []).first!.decode(0)
+        let offset = (query.page - 1) * query.limit
+        var items: [Post] = []
+        if offset < openCount {
+            let viewerIndex = parameters.count + 3
+            items = try connection.query("""
+                SELECT \(PostRows.columns(viewer: viewerIndex)) FROM feed_ranks r
+                JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
+                WHERE r.day = $1::date\(category == nil ? "" : " AND r.category_id = $2")
+                ORDER BY r.rank, r.post_id OFFSET $\(parameters.count + 1) LIMIT $\(parameters.count + 2)
+                """, parameters + [offset, query.limit, viewer?.rawValue]).map(PostRows.decode)
+        }
+        if items.count < query.limit {
+            let closedOffset = max(0, offset - openCount)
+            let base: [any PostgresEncodable] = [day.start, closedOffset, query.limit - items.count, viewer?.rawValue]
+            items += try connection.query("""
+                SELECT \(PostRows.columns(viewer: 4)) \(PostRows.joins)
+                WHERE p.group_buying_end < $1\(category == nil ? "" : " AND p.category_id = $5")
+                ORDER BY p.group_buying_end DESC, p.id DESC OFFSET $2 LIMIT $3
+                """, base + (category.map { [$0] } ?? [])).map(PostRows.decode)
+        }
+        return FeedPage(items: items, total: total, nextCursor: nil)
+    }
+
+    // MARK: - Filtered feeds and keyset sorts
+
+    private static func filtered(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
+        var sql = FeedSQL()
+        if let category = query.category { sql.where("p.category_id = \(sql.bind(category.rawValue))") }
+        if let influencer = query.influencer { sql.where("p.influencer_id = \(sql.bind(influencer.rawValue))") }
+        if let search = query.search {
+            let pattern = sql.bind("%" + Self.escapeLike(search.lowercased()) + "%")
+            sql.where("(lower(p.product_name) LIKE \(pattern) ESCAPE '\\' OR lower(i.username) LIKE \(pattern) ESCAPE '\\' OR lower(i.full_name) LIKE \(pattern) ESCAPE '\\')")
+        }
+        if let range = query.dateRange {
+            sql.where("p.group_buying_start < \(sql.bind(range.upperBound.end)) AND p.group_buying_end >= \(sql.bind(range.lowerBound.start))")
+        }
+        if let status = query.status {
+            // Bind only what each condition uses: an unused parameter has no type.
+            switch status {
+            case .upcoming:
+                sql.where("p.group_buying_start > \(sql.bind(now))")
+            case .ongoing:
+                sql.where("p.group_buying_start <= \(sql.bind(now)) AND p.group_buying_end >= \(sql.bind(now.addingTimeInterval(86_400)))")
+            case .closingSoon:
+                let instant = sql.bind(now)
+                sql.where("p.group_buying_start <= \(instant) AND p.group_buying_end >= \(instant) AND p.group_buying_end < \(sql.bind(now.addingTimeInterval(86_400)))")
+            case .closed:
+                sql.where("p.group_buying_end < \(sql.bind(now))")
+            }
+        }
+        if query.sort == .endingSoon { sql.where("p.group_buying_end >= \(sql.bind(now))") }
+
+        let countWhere = sql.whereClause
+        let countParameters = sql.parameters
+        let (order, keyColumn) = try Self.order(query, day: day, sql: &sql)
+        let viewerParameter = sql.parameters.count + 1
+        _ = sql.bind(viewer?.rawValue)
+        let offset = query.cursor == nil ? (query.page - 1) * query.limit : 0
+        let rows = Array(try connection.query("""
+            SELECT \(PostRows.columns(viewer: viewerParameter)), \(keyColumn) \(PostRows.joins) \(sql.whereClause)
+            ORDER BY \(order) OFFSET \(sql.bind(offset)) LIMIT \(sql.bind(query.limit + 1))
+            """, sql.parameters))
+        let items = try rows.prefix(query.limit).map(PostRows.decode)
+        let total: Int = try connection.query("SELECT count(*)::int \(PostRows.joins) \(countWhere)", countParameters).first!.decode(0)
+        var next: FeedCursor?
+        if query.sort != .default, rows.count > query.limit, let last = rows.prefix(query.limit).last {
+            next = FeedCursor(sort: query.sort, key: try last.decode(18), id: try last.decode(0))
+        }
+        return FeedPage(items: items, total: total, nextCursor: next)
+    }
+
+    /// The ORDER BY for `query` and the sort-key column (as seconds or a count, for cursors);
+    /// adds the cursor condition.
+    private static func order(_ query: FeedQuery, day: KoreaDay, sql: inout FeedSQL) throws -> (String, String) {
+        switch query.sort {
+        case .default where query.dateRange != nil:
+            return ("p.group_buying_start DESC, p.id DESC", "0::float8")
+        case .default:
+            let dayStart = sql.bind(day.start)
+            let dayText = sql.bind(day.description)
+            return ("(p.group_buying_end >= \(dayStart)) DESC, CASE WHEN p.group_buying_end >= \(dayStart) THEN feed_rank(p.id, \(dayText)::date) END, p.group_buying_end DESC, p.id DESC", "0::float8")
+        case .latest:
+            if let cursor = query.cursor {
+                sql.where("(p.posted_at, p.id) < (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
+            }
+            return ("p.posted_at DESC, p.id DESC", "extract(epoch FROM p.posted_at)::float8")
+        case .popular:
+            if let cursor = query.cursor {
+                sql.where("(p.likes_count, p.id) < (\(sql.bind(Int(cursor.key))), \(sql.bind(cursor.id)))")
+            }
+            return ("p.likes_count DESC, p.id DESC", "p.likes_count::float8")
+        case .endingSoon:
+            if let cursor = query.cursor {
+                sql.where("(p.group_buying_end, p.id) > (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
+            }
+            return ("p.group_buying_end ASC, p.id ASC", "extract(epoch FROM p.group_buying_end)::float8")
+        }
+    }
+
+    /// Makes `%`, `_` and `\` match themselves in a LIKE pattern.
+    static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    }
+}
+
+/// Collects WHERE conditions built from fixed SQL fragments and numbered parameters.
+/// User input only ever travels as parameters.
+private struct FeedSQL {
+    private(set) var parameters: [any PostgresEncodable] = []
+    private var conditions: [String] = []
+
+    mutating func bind(_ value: any PostgresEncodable) -> String {
+        parameters.append(value)
+        return "$\(parameters.count)"
+    }
+
+    mutating func `where`(_ condition: String) {
+        conditions.append(condition)
+    }
+
+    var whereClause: String {
+        conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    }
+}

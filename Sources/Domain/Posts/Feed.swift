@@ -1,0 +1,169 @@
+import Foundation
+
+/// A calendar day in Korea (UTC+9, no daylight saving), the unit of the feed's shuffle.
+public struct KoreaDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Seconds since 1970 of the day's midnight in Korea.
+    public let start: Date
+
+    private static let offset: TimeInterval = 9 * 3600
+
+    /// The Korea day containing `instant`.
+    public init(containing instant: Date) {
+        let local = instant.timeIntervalSince1970 + Self.offset
+        start = Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - Self.offset)
+    }
+
+    /// Parses `YYYY-MM-DD`.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-")
+        guard text.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        var components = DateComponents()
+        (components.year, components.month, components.day) = (year, month, day)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 9 * 3600)!
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
+        start = date
+    }
+
+    /// The next day.
+    public var next: KoreaDay { KoreaDay(containing: start.addingTimeInterval(86_400 + 3600)) }
+    /// The previous day.
+    public var previous: KoreaDay { KoreaDay(containing: start.addingTimeInterval(-3600)) }
+    /// The first instant after the day.
+    public var end: Date { next.start }
+
+    /// `YYYY-MM-DD`.
+    public var description: String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 9 * 3600)!
+        let parts = calendar.dateComponents([.year, .month, .day], from: start)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    public static func < (lhs: KoreaDay, rhs: KoreaDay) -> Bool { lhs.start < rhs.start }
+}
+
+/// Feed orders.
+public enum FeedSort: String, Sendable, CaseIterable {
+    /// Open posts in the day's shuffle, then closed ones by end time (newest first);
+    /// with a date range: start time, newest first.
+    case `default`
+    /// Newest posted first.
+    case latest
+    /// Most liked first.
+    case popular
+    /// Open posts ending soonest first.
+    case endingSoon = "ending_soon"
+}
+
+/// Where a keyset page continues: the sort key and id of the last post returned.
+public struct FeedCursor: Sendable, Equatable {
+    /// The sort the cursor belongs to.
+    public let sort: FeedSort
+    /// The sort key of the last post: posted_at or end (seconds, microsecond precision) or likes.
+    public let key: Double
+    /// The id of the last post.
+    public let id: Int
+
+    /// Creates a cursor.
+    public init(sort: FeedSort, key: Double, id: Int) {
+        self.sort = sort
+        self.key = key
+        self.id = id
+    }
+}
+
+/// What a feed request asks for.
+public struct FeedQuery: Sendable, Equatable {
+    public var category: CategoryID?
+    public var search: String?
+    /// Korea days, inclusive: posts whose window overlaps them.
+    public var dateRange: ClosedRange<KoreaDay>?
+    public var status: PostStatus?
+    public var influencer: InfluencerID?
+    public var sort: FeedSort = .default
+    public var page = 1
+    public var limit = 20
+    public var cursor: FeedCursor?
+
+    /// The default query: everything, default order, first page of 20.
+    public init() {}
+}
+
+/// One page of the feed.
+public struct FeedPage: Sendable {
+    /// The posts.
+    public let items: [Post]
+    /// Exact number of matches.
+    public let total: Int
+    /// Where the next keyset page starts (keyset sorts only, when there is more).
+    public let nextCursor: FeedCursor?
+
+    /// Creates the page.
+    public init(items: [Post], total: Int, nextCursor: FeedCursor?) {
+        self.items = items
+        self.total = total
+        self.nextCursor = nextCursor
+    }
+}
+
+/// A category with its post counts.
+public struct CategoryCount: Sendable, Equatable {
+    public let category: Category
+    public let postCount: Int
+    public let openPostCount: Int
+
+    /// Creates the value.
+    public init(category: Category, postCount: Int, openPostCount: Int) {
+        self.category = category
+        self.postCount = postCount
+        self.openPostCount = openPostCount
+    }
+}
+
+/// The feed's storage: pages, the per-day order and counters.
+public protocol FeedRepository: Sendable {
+    /// Makes `day`'s shuffled order ready (idempotent).
+    func prepare(day: KoreaDay) async throws
+    /// Forgets orders of days before `day`.
+    func discardDays(before day: KoreaDay) async throws
+    /// A page of the feed for `viewer` on `day` at `now`.
+    func page(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?) async throws -> FeedPage
+    /// Every category with its total and currently open post counts.
+    func categoryCounts(day: KoreaDay, now: Date) async throws -> [CategoryCount]
+}
+
+/// Use case: the home feed.
+public struct BrowseFeed: Sendable {
+    private let feed: any FeedRepository
+    private let now: @Sendable () -> Date
+
+    /// Creates the use case.
+    public init(feed: any FeedRepository, now: @escaping @Sendable () -> Date) {
+        self.feed = feed
+        self.now = now
+    }
+
+    /// A page of posts for `viewer`.
+    public func page(_ query: FeedQuery, viewer: Principal) async throws -> FeedPage {
+        if let cursor = query.cursor, cursor.sort != query.sort {
+            throw DomainError.invalid(field: "cursor", message: "cursor belongs to sort=\(cursor.sort.rawValue)")
+        }
+        if query.cursor != nil && query.sort == .default {
+            throw DomainError.invalid(field: "cursor", message: "cursor paging needs sort=latest, popular or ending_soon")
+        }
+        let now = now()
+        let day = KoreaDay(containing: now)
+        try await feed.prepare(day: day)
+        return try await feed.page(query, day: day, now: now, viewer: viewer.userID)
+    }
+
+    /// The categories with counts.
+    public func categories() async throws -> [CategoryCount] {
+        let now = now()
+        let day = KoreaDay(containing: now)
+        try await feed.prepare(day: day)
+        return try await feed.categoryCounts(day: day, now: now)
+    }
+}

@@ -1,0 +1,183 @@
+@testable import App
+import Data
+import Domain
+import Foundation
+import Testing
+import TestSupport
+
+/// The feed: the day's stable shuffle, counters, filters and keyset paging.
+@Suite struct FeedTests {
+    /// 2026-12-02 15:00 KST.
+    private static let afternoon = Date(timeIntervalSince1970: 1_796_191_200)
+
+    private func insertPosts(_ app: TestApp, _ specs: [(name: String, category: String, start: TimeInterval, end: TimeInterval)], username: String = "feed.seller") async throws -> [Int] {
+        let influencer = try await app.influencer(username, fullName: "피드 판매자")
+        let now = app.clock.now
+        return try await app.database.pool.transaction { connection in
+            try specs.enumerated().map { index, spec in
+                try connection.query("""
+                    INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
+                    VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+                    """, [influencer, spec.name, spec.category, now.addingTimeInterval(spec.start), now.addingTimeInterval(spec.end),
+                          now.addingTimeInterval(Double(index))]).first!.decode(0)
+            }
+        }
+    }
+
+    private func ids(_ response: TestResponse) -> [Int] {
+        (response.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } ?? []
+    }
+
+    private func pageAll(_ app: TestApp, _ path: String, token: String, limit: Int = 7) async throws -> [Int] {
+        var all: [Int] = []
+        var page = 1
+        while true {
+            let response = try await app.send("GET", "\(path)\(path.contains("?") ? "&" : "?")limit=\(limit)&page=\(page)", token: token)
+            #expect(response.status == 200, "\(response.text)")
+            all += ids(response)
+            guard response.json["has_next"] as? Bool == true else { return all }
+            page += 1
+        }
+    }
+
+    @Test func theDefaultFeedPagesEveryPostOnceOpenFirstAndReshufflesTheNextDay() async throws {
+        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
+        let (_, token) = try await app.user(anonymous: true)
+        let open = try await insertPosts(app, (0..<20).map { ("open \($0)", "food", -86_400, Double(3600 * ($0 + 1))) })
+        let closed = try await insertPosts(app, (0..<10).map { ("closed \($0)", "food", -30 * 86_400, -Double(86_400 * ($0 + 1))) }, username: "closed.seller")
+
+        let first = try await pageAll(app, "/v1/posts", token: token)
+        #expect(first.count == 30)
+        #expect(Set(first).count == 30)
+        #expect(Set(first.prefix(20)) == Set(open))
+        #expect(Array(first.suffix(10)) == closed)
+        #expect(try await app.send("GET", "/v1/posts?limit=50", token: token).json["total"] as? Int == 30)
+
+        app.clock.advance(by: 3 * 3600)
+        #expect(try await pageAll(app, "/v1/posts", token: token) == first, "stable within the day even as posts close")
+
+        app.clock.advance(by: 86_400)
+        let nextDay = try await pageAll(app, "/v1/posts", token: token)
+        #expect(Set(nextDay) == Set(first))
+        #expect(nextDay != first)
+        await app.close()
+    }
+
+    @Test func postsAddedAcrossMidnightAppearExactlyOnceInTheNewDaysOrder() async throws {
+        // 23:50 KST.
+        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon.addingTimeInterval(8 * 3600 + 50 * 60)))
+        let (_, token) = try await app.user(anonymous: true)
+        _ = try await insertPosts(app, (0..<5).map { ("old \($0)", "pet", -86_400, 86_400) })
+        try await FeedMaintenance(feed: app.dependencies.feed, now: app.clock.source, logger: app.logs.logger).runOnce()
+        let prepared = try await app.database.pool.withConnection { try $0.query("SELECT day::text FROM feed_days ORDER BY day").map { try $0.decode(0, as: String.self) } }
+        #expect(prepared == ["2026-12-02", "2026-12-03"], "tomorrow is ready before it starts")
+
+        let late = try await insertPosts(app, [("added at 23:55", "pet", 0, 86_400)], username: "late.seller")
+        app.clock.advance(by: 15 * 60)
+        let added = try await insertPosts(app, [("added at 00:05", "pet", 0, 86_400)], username: "early.seller")
+
+        let all = try await pageAll(app, "/v1/posts?category=pet", token: token, limit: 3)
+        #expect(all.count == 7)
+        #expect(Set(all).count == 7)
+        #expect(all.contains(late[0]) && all.contains(added[0]))
+        await app.close()
+    }
+
+    @Test func categoryCountsStayExactThroughWritesAndTime() async throws {
+        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
+        let (_, token) = try await app.user()
+        let ids = try await insertPosts(app, [("a", "food", -3600, 1800), ("b", "food", -3600, 86_400), ("c", "food", -10 * 86_400, -5 * 86_400), ("d", "pet", 3600, 7200)])
+        func counts() async throws -> [String: [Int]] {
+            let response = try await app.send("GET", "/v1/categories")
+            var result: [String: [Int]] = [:]
+            for entry in response.json["data"] as? [[String: any Sendable]] ?? [] {
+                result[entry["id"] as! String] = [entry["post_count"] as! Int, entry["open_post_count"] as! Int]
+            }
+            return result
+        }
+        var now = try await counts()
+        #expect(now["food"] == [3, 2])
+        #expect(now["pet"] == [1, 1])
+        #expect(now["beauty"] == [0, 0])
+
+        app.clock.advance(by: 3600)
+        now = try await counts()
+        #expect(now["food"] == [3, 1], "post a closed as time passed")
+
+        #expect(try await app.send("PATCH", "/v1/posts/\(ids[1])", json: ["category": "pet"], token: (try await app.user(role: "admin")).token).status == 200)
+        try await app.database.pool.withConnection { try $0.execute("DELETE FROM posts WHERE id = $1", [ids[2]]) }
+        now = try await counts()
+        #expect(now["food"] == [1, 0])
+        #expect(now["pet"] == [2, 2])
+        _ = token
+        await app.close()
+    }
+
+    @Test func filtersMatchWhatTheyNameAndCountExactly() async throws {
+        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
+        let (_, token) = try await app.user(anonymous: true)
+        let ids = try await insertPosts(app, [
+            ("비타민 C 100%", "food", -86_400, 3 * 86_400),
+            ("Vitamin_D", "food", -2 * 86_400, 3600),
+            ("캠핑 의자", "camping", 86_400, 3 * 86_400),
+            ("텐트", "camping", -20 * 86_400, -10 * 86_400),
+        ])
+        func found(_ query: String) async throws -> [Int] { self.ids(try await app.send("GET", "/v1/posts?\(query)", token: token)) }
+        func total(_ query: String) async throws -> Int? { try await app.send("GET", "/v1/posts?\(query)", token: token).json["total"] as? Int }
+
+        #expect(Set(try await found("category=camping")) == [ids[2], ids[3]])
+        #expect(Set(try await found("category=%EC%BA%A0%ED%95%91%2F%EB%A0%88%EC%A0%80")) == [ids[2], ids[3]])
+        #expect(try await found("search=%EB%B9%84%ED%83%80%EB%AF%BC") == [ids[0]])
+        #expect(Set(try await found("search=vitamin")) == [ids[1]])
+        #expect(try await found("search=100%25") == [ids[0]])
+        #expect(try await found("search=n_D") == [ids[1]])
+        #expect(try await found("search=n%25D").isEmpty)
+        #expect(Set(try await found("search=%ED%94%BC%EB%93%9C")) == Set(ids), "influencer full name")
+        #expect(try await total("search=vitamin") == 1)
+        #expect(try await found("status=upcoming") == [ids[2]])
+        #expect(try await found("status=closing_soon") == [ids[1]])
+        #expect(try await found("status=ongoing") == [ids[0]])
+        #expect(try await found("status=closed") == [ids[3]])
+        #expect(try await found("date_from=2026-12-03&date_to=2026-12-04") == [ids[2], ids[0]])
+        #expect(try await total("date_from=2026-12-03&date_to=2026-12-04") == 2)
+
+        for (query, field) in [("page=0", "page"), ("limit=51", "limit"), ("category=toys", "category"), ("status=soon", "status"),
+                               ("sort=random", "sort"), ("date_from=2026-12-01", "date_to"), ("date_from=2026-13-01&date_to=2026-12-01", "date_from"),
+                               ("date_from=2026-12-05&date_to=2026-12-01", "date_to"), ("cursor=abc", "cursor"), ("sort=latest&cursor=" + FeedParameters.self_encodeForTest(), "cursor")] {
+            let response = try await app.send("GET", "/v1/posts?\(query)", token: token)
+            #expect(response.status == 400, "\(query)")
+            #expect(response.json["field"] as? String == field, "\(query): \(response.text)")
+        }
+        await app.close()
+    }
+
+    @Test func keysetPagingIsStableWhileNewPostsArrive() async throws {
+        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
+        let (_, token) = try await app.user(anonymous: true)
+        let ids = try await insertPosts(app, (0..<9).map { ("상품 \($0)", "kids", -86_400, Double(3600 * (10 - $0))) })
+
+        var arrived: [Int] = []
+        for sort in ["latest", "ending_soon"] {
+            // ending_soon runs after the new post arrived: it ends last, so it comes last.
+            let expected = Array(ids.reversed()) + (sort == "ending_soon" ? arrived : [])
+            var seen: [Int] = []
+            var cursor: String?
+            repeat {
+                let response = try await app.send("GET", "/v1/posts?sort=\(sort)&limit=4" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
+                seen += self.ids(response)
+                cursor = response.json["next_cursor"] as? String
+                if sort == "latest" && seen.count == 4 {
+                    app.clock.advance(by: 60)
+                    arrived = try await insertPosts(app, [("brand new", "kids", 0, 86_400)], username: "newcomer")
+                }
+            } while cursor != nil
+            #expect(seen == expected, "\(sort)")
+        }
+        await app.close()
+    }
+}
+
+extension FeedParameters {
+    /// A well-formed cursor of another sort, for the mismatch case.
+    static func self_encodeForTest() -> String { encode(FeedCursor(sort: .popular, key: 1, id: 1)) }
+}
