@@ -27,6 +27,8 @@ public enum Application {
         public var likes: any LikeRepository
         /// The feed.
         public var feed: any FeedRepository
+        /// Influencers.
+        public var influencers: any InfluencerRepository
         /// Recently revoked sessions.
         public var revocations: SessionRevocations
         /// The clock.
@@ -44,6 +46,7 @@ public enum Application {
                 refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
                 idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
                 posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),
+                influencers: PostgresInfluencerRepository(pool: pool),
                 revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger),
                 now: now, newID: { UUID() })
         }
@@ -66,9 +69,12 @@ public enum Application {
         let resolver = CategoryResolver(categories: deps.categories)
         let postsController = PostsController(
             posts: Posts(posts: deps.posts, likes: deps.likes, now: deps.now), authenticator: authenticator, categories: resolver, now: deps.now)
-        let feed = FeedController(feed: BrowseFeed(feed: deps.feed, now: deps.now), authenticator: authenticator, categories: resolver, now: deps.now)
+        let browse = BrowseFeed(feed: deps.feed, now: deps.now)
+        let feed = FeedController(feed: browse, authenticator: authenticator, categories: resolver, now: deps.now)
+        let influencers = InfluencersController(
+            influencers: Influencers(influencers: deps.influencers, feed: browse), authenticator: authenticator, categories: resolver, now: deps.now)
         // The top-10 route must precede /posts/{id}.
-        let v1 = feed.routes + authController.routes + me.routes + postsController.routes
+        let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes
         return health.routes + v1.map { $0.mounted(at: "/v1") }
     }
 

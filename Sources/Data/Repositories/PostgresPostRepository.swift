@@ -1,14 +1,20 @@
 import Domain
 import Foundation
+import Synchronization
 
 /// ``PostRepository`` and ``LikeRepository`` over `posts` and `likes`. Like counts are
 /// moved by the `likes` triggers in the same transaction as the like rows.
 public struct PostgresPostRepository: PostRepository, LikeRepository {
     private let pool: PostgresPool
+    private let rankings: RankingCache
 
-    /// Creates the repository over a pool.
-    public init(pool: PostgresPool) {
+    /// Creates the repository over a pool. The Top 10 *ranking* (which posts, in which
+    /// order) is cached for `top10TTL` seconds per category; the posts themselves (likes
+    /// count, `is_liked`) are read fresh on every request, so a liker sees their own like
+    /// at once and others see a ranking at most `top10TTL` old.
+    public init(pool: PostgresPool, top10TTL: TimeInterval = 10) {
         self.pool = pool
+        self.rankings = RankingCache(ttl: top10TTL)
     }
 
     public func post(id: PostID, viewer: UserID?) async throws -> Post? {
@@ -69,12 +75,27 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     }
 
     public func top10(category: CategoryID?, now: Date, viewer: UserID?) async throws -> [Post] {
-        try await pool.withConnection { connection in
-            try connection.query("""
-                SELECT \(PostRows.columns(viewer: 4)) \(PostRows.joins)
-                WHERE p.group_buying_start <= $1 AND p.group_buying_end >= $2 AND ($3::text IS NULL OR p.category_id = $3)
-                ORDER BY p.likes_count DESC, p.posted_at DESC, p.id DESC LIMIT 10
-                """, [now, now.addingTimeInterval(-7 * 86_400), category?.rawValue, viewer?.rawValue]).map(PostRows.decode)
+        let key = category?.rawValue ?? ""
+        let ids: [Int]
+        if let cached = rankings.ids(for: key, now: now) {
+            ids = cached
+        } else {
+            ids = try await pool.withConnection { connection in
+                try connection.query("""
+                    SELECT p.id FROM posts p
+                    WHERE p.group_buying_start <= $1 AND p.group_buying_end >= $2 AND ($3::text IS NULL OR p.category_id = $3)
+                    ORDER BY p.likes_count DESC, p.posted_at DESC, p.id DESC LIMIT 10
+                    """, [now, now.addingTimeInterval(-7 * 86_400), category?.rawValue]).map { try $0.decode(0, as: Int.self) }
+            }
+            rankings.store(ids, for: key, now: now)
+        }
+        guard !ids.isEmpty else { return [] }
+        return try await pool.withConnection { connection in
+            let posts = try connection.query(
+                "SELECT \(PostRows.columns(viewer: 2)) \(PostRows.joins) WHERE p.id = ANY($1::bigint[])",
+                ["{" + ids.map(String.init).joined(separator: ",") + "}", viewer?.rawValue]).map(PostRows.decode)
+            let byID = Dictionary(uniqueKeysWithValues: posts.map { ($0.id.rawValue, $0) })
+            return ids.compactMap { byID[$0] }
         }
     }
 
@@ -127,5 +148,26 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "posts_dedup_key" {
             throw DomainError.conflict("post")
         }
+    }
+}
+
+/// Recently computed rankings (post ids) by key, each valid for `ttl` seconds.
+final class RankingCache: Sendable {
+    private let ttl: TimeInterval
+    private let entries = Mutex<[String: (computedAt: Date, ids: [Int])]>([:])
+
+    init(ttl: TimeInterval) {
+        self.ttl = ttl
+    }
+
+    func ids(for key: String, now: Date) -> [Int]? {
+        entries.withLock { entries in
+            guard let entry = entries[key], now.timeIntervalSince(entry.computedAt) < ttl, now >= entry.computedAt else { return nil }
+            return entry.ids
+        }
+    }
+
+    func store(_ ids: [Int], for key: String, now: Date) {
+        entries.withLock { $0[key] = (now, ids) }
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+
+/// An influencer with the numbers a profile screen shows.
+public struct InfluencerProfile: Sendable, Equatable {
+    /// The fields shown with posts.
+    public let summary: InfluencerSummary
+    /// Instagram biography.
+    public let biography: String?
+    /// Instagram follower count.
+    public let followersCount: Int
+    /// The influencer's main category.
+    public let category: CategoryID?
+    /// Posts of the influencer.
+    public let postCount: Int
+
+    /// Creates the value.
+    public init(summary: InfluencerSummary, biography: String?, followersCount: Int, category: CategoryID?, postCount: Int) {
+        self.summary = summary
+        self.biography = biography
+        self.followersCount = followersCount
+        self.category = category
+        self.postCount = postCount
+    }
+}
+
+/// Influencer lookups.
+public protocol InfluencerRepository: Sendable {
+    /// Influencers whose username or full name contains `search` (all when `nil`), by
+    /// follower count, with the total.
+    func search(_ search: String?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile>
+    /// One influencer, or `nil`.
+    func influencer(id: InfluencerID) async throws -> InfluencerProfile?
+}
+
+/// Use cases of influencers: search, profile, and their posts in the feed's shape.
+public struct Influencers: Sendable {
+    private let influencers: any InfluencerRepository
+    private let feed: BrowseFeed
+
+    /// Creates the use cases.
+    public init(influencers: any InfluencerRepository, feed: BrowseFeed) {
+        self.influencers = influencers
+        self.feed = feed
+    }
+
+    /// A page of influencers.
+    public func search(_ search: String?, page: Int, limit: Int) async throws -> Page<InfluencerProfile> {
+        try await influencers.search(search, offset: (page - 1) * limit, limit: limit)
+    }
+
+    /// One influencer; ``DomainError/notFound(_:)`` when missing.
+    public func profile(_ id: InfluencerID) async throws -> InfluencerProfile {
+        guard let profile = try await influencers.influencer(id: id) else { throw DomainError.notFound("influencer") }
+        return profile
+    }
+
+    /// The influencer's posts with the feed's filters and sorts.
+    public func posts(_ id: InfluencerID, query: FeedQuery, viewer: Principal) async throws -> FeedPage {
+        _ = try await profile(id)
+        var query = query
+        query.influencer = id
+        return try await feed.page(query, viewer: viewer)
+    }
+}
