@@ -198,3 +198,54 @@ import TestSupport
         await app.close()
     }
 }
+
+/// `likes_count` under a mix of concurrent writers.
+@Suite struct LikeCountConcurrencyTests {
+    @Test func countsStayExactThroughConcurrentLikesUnlikesDeletionsAndMerges() async throws {
+        let app = try await TestApp.make()
+        let influencer = try await app.influencer("mixed")
+        let (_, owner) = try await app.user()
+        let body: [String: any Sendable] = ["influencer_id": influencer, "product_name": "혼합", "category": "food",
+                                            "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-09T00:00:00+09:00"]
+        let post = try #require(try await app.send("POST", "/v1/posts", json: body, token: owner).json["id"] as? Int)
+        var likers: [String] = []
+        for _ in 0..<40 { likers.append(try await app.user().token) }
+        for token in likers.prefix(20) { _ = try await app.send("PUT", "/v1/posts/\(post)/like", token: token) }
+        // Accounts to delete, and anonymous users (who liked through a merge target's view) to merge.
+        var doomed: [TestSession] = []
+        for index in 0..<8 {
+            let session = try TestSession(try await app.send("POST", "/v1/auth/signup", json: ["email": "doomed\(index)@example.com", "password": "doomed-pass"]))
+            _ = try await app.send("PUT", "/v1/posts/\(post)/like", token: session.accessToken)
+            doomed.append(session)
+        }
+        _ = try await app.send("POST", "/v1/auth/signup", json: ["email": "target@example.com", "password": "target-pass"])
+        var anonymous: [TestSession] = []
+        for _ in 0..<6 {
+            let session = try TestSession(try await app.send("POST", "/v1/auth/anonymous"))
+            try await app.database.pool.withConnection { try $0.execute("INSERT INTO likes (user_id, post_id) VALUES ($1::uuid, $2)", [session.userID, post]) }
+            anonymous.append(session)
+        }
+
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for token in likers.prefix(20) { group.addTask { try await app.send("DELETE", "/v1/posts/\(post)/like", token: token).status } }
+            for token in likers.suffix(20) { group.addTask { try await app.send("PUT", "/v1/posts/\(post)/like", token: token).status } }
+            for session in doomed { group.addTask { try await app.send("DELETE", "/v1/me", token: session.accessToken).status } }
+            for session in anonymous {
+                group.addTask {
+                    try await app.send("POST", "/v1/auth/upgrade", json: ["provider": "email", "email": "target@example.com", "password": "target-pass", "merge": true],
+                                       token: session.accessToken).status
+                }
+            }
+            for try await status in group { #expect([200, 204].contains(status)) }
+        }
+
+        let (count, rows) = try await app.database.pool.withConnection { connection in
+            (try connection.query("SELECT likes_count FROM posts WHERE id = $1", [post]).first!.decode(0, as: Int.self),
+             try connection.query("SELECT count(*) FROM likes WHERE post_id = $1", [post]).first!.decode(0, as: Int.self))
+        }
+        // 20 new likes + the merge target's single like (six merged anonymous likes collapse into one).
+        #expect(rows == 21)
+        #expect(count == rows)
+        await app.close()
+    }
+}
