@@ -84,20 +84,24 @@ public final class PostgresFeedRepository: FeedRepository {
         var items: [Post] = []
         if offset < openCount {
             let viewerIndex = parameters.count + 3
+            // Page the narrow index first, then join only the rows of the page.
             items = try connection.query("""
-                SELECT \(PostRows.columns(viewer: viewerIndex)) FROM feed_ranks r
+                SELECT \(PostRows.columns(viewer: viewerIndex))
+                FROM (SELECT post_id, rank FROM feed_ranks WHERE day = $1::date\(category == nil ? "" : " AND category_id = $2")
+                      ORDER BY rank, post_id OFFSET $\(parameters.count + 1) LIMIT $\(parameters.count + 2)) r
                 JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
-                WHERE r.day = $1::date\(category == nil ? "" : " AND r.category_id = $2")
-                ORDER BY r.rank, r.post_id OFFSET $\(parameters.count + 1) LIMIT $\(parameters.count + 2)
+                ORDER BY r.rank, r.post_id
                 """, parameters + [offset, query.limit, viewer?.rawValue]).map(PostRows.decode)
         }
         if items.count < query.limit {
             let closedOffset = max(0, offset - openCount)
             let base: [any PostgresEncodable] = [day.start, closedOffset, query.limit - items.count, viewer?.rawValue]
             items += try connection.query("""
-                SELECT \(PostRows.columns(viewer: 4)) \(PostRows.joins)
-                WHERE p.group_buying_end < $1\(category == nil ? "" : " AND p.category_id = $5")
-                ORDER BY p.group_buying_end DESC, p.id DESC OFFSET $2 LIMIT $3
+                SELECT \(PostRows.columns(viewer: 4))
+                FROM (SELECT id FROM posts WHERE group_buying_end < $1\(category == nil ? "" : " AND category_id = $5")
+                      ORDER BY group_buying_end DESC, id DESC OFFSET $2 LIMIT $3) page
+                JOIN posts p ON p.id = page.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
+                ORDER BY p.group_buying_end DESC, p.id DESC
                 """, base + (category.map { [$0] } ?? [])).map(PostRows.decode)
         }
         return FeedPage(items: items, total: total, nextCursor: nil)
@@ -111,7 +115,12 @@ public final class PostgresFeedRepository: FeedRepository {
         if let influencer = query.influencer { sql.where("p.influencer_id = \(sql.bind(influencer.rawValue))") }
         if let search = query.search {
             let pattern = sql.bind("%" + Self.escapeLike(search.lowercased()) + "%")
-            sql.where("(lower(p.product_name) LIKE \(pattern) ESCAPE '\\' OR lower(i.username) LIKE \(pattern) ESCAPE '\\' OR lower(i.full_name) LIKE \(pattern) ESCAPE '\\')")
+            // Two index-backed halves instead of one OR across tables (which scans every post).
+            sql.where("""
+                p.id IN (SELECT id FROM posts WHERE lower(product_name) LIKE \(pattern) ESCAPE '\\'
+                         UNION SELECT sp.id FROM posts sp JOIN influencers si ON si.id = sp.influencer_id
+                               WHERE lower(si.username) LIKE \(pattern) ESCAPE '\\' OR lower(si.full_name) LIKE \(pattern) ESCAPE '\\')
+                """)
         }
         if let range = query.dateRange {
             sql.where("p.group_buying_start < \(sql.bind(range.upperBound.end)) AND p.group_buying_end >= \(sql.bind(range.lowerBound.start))")
