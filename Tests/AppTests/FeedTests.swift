@@ -181,3 +181,30 @@ extension FeedParameters {
     /// A well-formed cursor of another sort, for the mismatch case.
     static func self_encodeForTest() -> String { encode(FeedCursor(sort: .popular, key: 1, id: 1)) }
 }
+
+/// `sort=popular` pages by likes with a cursor.
+@Suite struct PopularFeedTests {
+    @Test func popularPagesByLikesThenIdWithoutRepeats() async throws {
+        let app = try await TestApp.make(clock: TestClock(start: Date(timeIntervalSince1970: 1_796_191_200)))
+        let (_, token) = try await app.user(anonymous: true)
+        let influencer = try await app.influencer("popular")
+        let ids: [Int] = try await app.database.pool.transaction { connection in
+            try (0..<7).map { index in
+                try connection.query("""
+                    INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, likes_count)
+                    VALUES ($1, $2, 'travel', now(), now() + interval '1 day', $3) RETURNING id
+                    """, [influencer, "여행 \(index)", [5, 1, 5, 0, 9, 1, 3][index]]).first!.decode(0)
+            }
+        }
+        var seen: [Int] = []
+        var cursor: String?
+        repeat {
+            let response = try await app.send("GET", "/v1/posts?sort=popular&limit=3" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
+            seen += (response.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } ?? []
+            #expect(response.json["total"] as? Int == 7)
+            cursor = response.json["next_cursor"] as? String
+        } while cursor != nil
+        #expect(seen == [ids[4], ids[2], ids[0], ids[6], ids[5], ids[1], ids[3]])
+        await app.close()
+    }
+}
