@@ -15,18 +15,21 @@ public final class Market09Process: Sendable {
         return path
     }
 
-    /// Starts `market09 arguments…` in `directory` with `environment` added to ours.
-    public init(_ arguments: [String], environment: [String: String] = [:], directory: String) throws {
+    /// Starts `market09 arguments…` in `directory` with `environment` added to ours. With
+    /// `viaShell`, `arguments` is a shell command line whose `$0` is the executable (for
+    /// redirections such as `< password-file`).
+    public init(_ arguments: [String], environment: [String: String] = [:], directory: String, viaShell: Bool = false) throws {
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "DATABASE_URL")
         merged.merge(environment) { $1 }
         let outputPath = directory + "/market09-\(UUID().uuidString.prefix(8)).log"
-        process = try ChildProcess([Self.executablePath()] + arguments, environment: merged, directory: directory, outputPath: outputPath)
+        let command = viaShell ? [arguments[0], arguments[1], arguments[2], try Self.executablePath()] + arguments.dropFirst(3) : [try Self.executablePath()] + arguments
+        process = try ChildProcess(command, environment: merged, directory: directory, outputPath: outputPath)
     }
 
     /// Runs `market09 arguments…` to completion; returns its exit code and output.
-    public static func run(_ arguments: [String], environment: [String: String] = [:], directory: String) async throws -> (code: Int32, output: String) {
-        let child = try Market09Process(arguments, environment: environment, directory: directory)
+    public static func run(_ arguments: [String], environment: [String: String] = [:], directory: String, viaShell: Bool = false) async throws -> (code: Int32, output: String) {
+        let child = try Market09Process(arguments, environment: environment, directory: directory, viaShell: viaShell)
         let code = try await BlockingWork.run { child.process.waitForExit() }
         return (code, child.process.output())
     }

@@ -1,58 +1,115 @@
 import Data
+import Domain
 import Foundation
 
 /// `market09 admin <task>`: operator maintenance.
 enum AdminCommand {
     static let help = """
-        Usage: market09 admin prune-anonymous --older-than DURATION [--dry-run] [--batch-size N] [--database-url URL]
+        Usage: market09 admin <task> [options] [--database-url URL]
 
-        Deletes anonymous users created more than DURATION ago (e.g. 30d, 12h) that have no
-        live session refreshed within it, with their sessions and likes (like counts stay
-        exact), in batches of N (default 500) that never block live requests.
+        Tasks:
+          create-user --email E --password-stdin [--admin] [--nickname N]
+                                  Create a permanent user; the password is read from stdin.
+          grant-admin <email|user-id>   Make a permanent user an admin.
+          revoke-admin <email|user-id>  Make an admin an ordinary user.
+          list-admins             List admins.
+          stats                   Users, sessions, influencers, posts per category and status, likes.
+          prune-anonymous --older-than DURATION [--dry-run] [--batch-size N]
+                                  Delete anonymous users created more than DURATION ago (30d, 12h,
+                                  90m) with no live session refreshed within it, in batches of N
+                                  (default 500) of short SKIP LOCKED transactions.
 
-        Options:
-          --older-than DURATION   Required. A number with d, h, m or s.
-          --dry-run               Print how many would be deleted; delete nothing.
-          --batch-size N          Users per transaction (1–10000).
-          --database-url URL      Default: DATABASE_URL, else the embedded cluster.
-          -h, --help              Show this help.
+        Related: market09 migrate [--dry-run] applies or lists database migrations.
         """
 
-    static func run(arguments: [String], environment: [String: String]) async -> Int32 {
-        guard arguments.first == "prune-anonymous" else {
-            return CommandLineInterface.usageError("admin needs a task: prune-anonymous (see 'market09 admin --help')")
+    static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
+        guard let task = arguments.first, !["-h", "--help"].contains(task) else {
+            CommandLineInterface.printLine(help)
+            return arguments.isEmpty ? 2 : 0
         }
-        var olderThan: TimeInterval?
-        var dryRun = false
-        var batchSize = 500
-        var databaseURL = environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        var remaining = arguments.dropFirst()
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--dry-run": dryRun = true
-            case "--older-than":
-                guard let value = remaining.popFirst(), let seconds = parseDuration(value) else {
-                    return CommandLineInterface.usageError("--older-than needs a duration such as 30d, 12h, 90m")
-                }
-                olderThan = seconds
-            case "--batch-size":
-                guard let value = remaining.popFirst().flatMap(Int.init), (1...10_000).contains(value) else {
-                    return CommandLineInterface.usageError("--batch-size needs an integer in 1...10000")
-                }
-                batchSize = value
-            case "--database-url":
-                guard let value = remaining.popFirst() else { return CommandLineInterface.usageError("--database-url needs a value") }
-                databaseURL = value
-            default:
-                return CommandLineInterface.usageError("unknown option '\(argument)' for admin prune-anonymous")
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            CommandLineInterface.printLine(help)
+            return 0
+        }
+        switch task {
+        case "create-user": return try await createUser(rest, environment)
+        case "grant-admin", "revoke-admin": return try await setRole(task == "grant-admin" ? .admin : .user, rest, environment)
+        case "list-admins": return try await listAdmins(rest, environment)
+        case "stats": return try await stats(rest, environment)
+        case "prune-anonymous": return try await pruneAnonymous(rest, environment)
+        default: throw UsageError("unknown admin task '\(task)'; run 'market09 admin --help'")
+        }
+    }
+
+    private static func createUser(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, flags: ["password-stdin", "admin"], options: ["email", "nickname", "database-url"])
+        _ = try parsed.positionals()
+        guard let email = parsed.option("email") else { throw UsageError("--email is required") }
+        guard parsed.flag("password-stdin") else { throw UsageError("--password-stdin is required (passwords never go on the command line)") }
+        let password = try await BlockingWork.run(name: "stdin") { readLine(strippingNewline: true) ?? "" }
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            let authentication = Authentication(
+                users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool), passwords: PBKDF2PasswordHasher(),
+                refreshTokens: HMACRefreshTokenFactory(key: CryptoPrimitives.randomBytes(32)),
+                idTokens: OIDCIDTokenVerifier(providers: [:], now: { Date() }), now: { Date() }, newID: { UUID() })
+            let session = try await authentication.signUp(email: email, password: password, nickname: parsed.option("nickname"))
+            // The sign-up session is not handed to anyone: end it at once.
+            try await PostgresSessionRepository(pool: pool).revoke(id: session.sessionID, reason: .logout, now: Date())
+            if parsed.flag("admin") { _ = try await PostgresAdministration(pool: pool).setRole(.admin, user: session.user.id.description) }
+            CommandLineInterface.printLine("created \(parsed.flag("admin") ? "admin" : "user") \(session.user.id) <\(session.user.email ?? email)>")
+            return 0
+        }
+    }
+
+    private static func setRole(_ role: Role, _ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, options: ["database-url"])
+        let user = try parsed.positionals("<email|user-id>")[0]
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            guard try await PostgresAdministration(pool: pool).setRole(role, user: user) else {
+                CommandLineInterface.printError("market09: error: no permanent user \(user)")
+                return 1
             }
+            CommandLineInterface.printLine("\(user) is now \(role == .admin ? "an admin" : "an ordinary user")")
+            return 0
         }
-        guard let olderThan else { return CommandLineInterface.usageError("--older-than is required") }
+    }
+
+    private static func listAdmins(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, options: ["database-url"])
+        _ = try parsed.positionals()
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            let admins = try await PostgresAdministration(pool: pool).admins()
+            if admins.isEmpty { CommandLineInterface.printLine("no admins") }
+            for admin in admins {
+                CommandLineInterface.printLine("\(admin.id.uuidString.lowercased())  \(admin.email ?? "-")  since \(admin.createdAt.formatted(.iso8601))")
+            }
+            return 0
+        }
+    }
+
+    private static func stats(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, options: ["database-url"])
+        _ = try parsed.positionals()
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            for (label, value) in try await PostgresAdministration(pool: pool).stats(now: Date()) {
+                CommandLineInterface.printLine("\(label) \(value)")
+            }
+            return 0
+        }
+    }
+
+    private static func pruneAnonymous(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, flags: ["dry-run"], options: ["older-than", "batch-size", "database-url"])
+        _ = try parsed.positionals()
+        guard let text = parsed.option("older-than") else { throw UsageError("--older-than is required") }
+        guard let olderThan = parseDuration(text) else { throw UsageError("--older-than needs a duration such as 30d, 12h, 90m") }
+        let batchSize = try parsed.integer("batch-size", in: 1...10_000, default: 500)
         let cutoff = Date().addingTimeInterval(-olderThan)
         let since = cutoff.formatted(.iso8601)
-        return await DatabaseTarget.withPool(databaseURL: databaseURL, environment: environment) { pool in
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
             let pruner = PostgresAnonymousUserPruner(pool: pool)
-            if dryRun {
+            if parsed.flag("dry-run") {
                 CommandLineInterface.printLine("would delete \(try await pruner.count(inactiveSince: cutoff)) anonymous users inactive since \(since)")
             } else {
                 let (deleted, batches) = try await pruner.prune(inactiveSince: cutoff, batchSize: batchSize)

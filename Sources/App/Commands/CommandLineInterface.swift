@@ -7,12 +7,14 @@ public enum CommandLineInterface {
         Usage: market09 <command> [options]
 
         Commands:
-          serve      Run the HTTP API (see 'market09 serve --help').
-          migrate    Apply pending database migrations (see 'market09 migrate --help').
-          admin      Maintenance tasks: prune-anonymous (see 'market09 admin --help').
+          serve                      Run the HTTP API.
+          migrate [--dry-run]        Apply (or list) pending database migrations.
+          import influencers|posts   Upsert influencers or posts from JSON, NDJSON or CSV.
+          admin <task>               create-user, grant-admin, revoke-admin, list-admins,
+                                     stats, prune-anonymous.
 
-        Options:
-          -h, --help   Show this help.
+        Every command takes --help. Database commands take --database-url URL, else
+        DATABASE_URL, else the embedded cluster in MARKET09_DATA_DIR.
 
         Configuration comes from environment variables:
         \(variableTable)
@@ -34,22 +36,30 @@ public enum CommandLineInterface {
         let command = arguments.dropFirst().first
         let rest = Array(arguments.dropFirst(2))
         let wantsHelp = rest.contains("--help") || rest.contains("-h")
-        switch command {
-        case nil, "-h", "--help", "help":
-            printLine(help)
-            return command == nil ? 2 : 0
-        case "serve":
-            if wantsHelp { printLine(ServeCommand.help); return 0 }
-            guard rest.isEmpty else { return usageError("serve takes no arguments; configure it with environment variables") }
-            return await ServeCommand.run(environment: environment, executablePath: executablePath)
-        case "migrate":
-            if wantsHelp { printLine(MigrateCommand.help); return 0 }
-            return await MigrateCommand.run(arguments: rest, environment: environment, executablePath: executablePath)
-        case "admin":
-            if wantsHelp { printLine(AdminCommand.help); return 0 }
-            return await AdminCommand.run(arguments: rest, environment: environment)
-        case let other?:
-            return usageError("unknown command '\(other)'; run 'market09 --help'")
+        do {
+            switch command {
+            case nil, "-h", "--help", "help":
+                printLine(help)
+                return command == nil ? 2 : 0
+            case "serve":
+                if wantsHelp { printLine(ServeCommand.help); return 0 }
+                guard rest.isEmpty else { throw UsageError("serve takes no arguments; configure it with environment variables") }
+                return await ServeCommand.run(environment: environment, executablePath: executablePath)
+            case "migrate":
+                if wantsHelp { printLine(MigrateCommand.help); return 0 }
+                return try await MigrateCommand.run(arguments: rest, environment: environment, executablePath: executablePath)
+            case "admin":
+                return try await AdminCommand.run(arguments: rest, environment: environment)
+            case "import":
+                return try await ImportCommand.run(arguments: rest, environment: environment)
+            case let other?:
+                throw UsageError("unknown command '\(other)'; run 'market09 --help'")
+            }
+        } catch let error as UsageError {
+            printError("market09: \(error.description)")
+            return 2
+        } catch {
+            return fail(error)
         }
     }
 
@@ -59,18 +69,17 @@ public enum CommandLineInterface {
         return 1
     }
 
-    /// Prints a usage problem as one line and returns exit code 2.
-    static func usageError(_ message: String) -> Int32 {
-        printError("market09: \(message)")
-        return 2
-    }
-
     static func printLine(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
+    }
+
+    /// The database URL a one-shot command uses: `--database-url`, else `DATABASE_URL`.
+    static func databaseURL(_ parsed: ParsedArguments, _ environment: [String: String]) -> String? {
+        parsed.option("database-url") ?? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The absolute path of the running executable, for locating `migrations/`.

@@ -17,30 +17,13 @@ enum MigrateCommand {
           -h, --help           Show this help.
         """
 
-    static func run(arguments: [String], environment: [String: String], executablePath: String) async -> Int32 {
-        var dryRun = false
-        var databaseURL = environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--dry-run":
-                dryRun = true
-            case "--database-url":
-                guard let value = remaining.popFirst() else { return CommandLineInterface.usageError("--database-url needs a value") }
-                databaseURL = value
-            default:
-                return CommandLineInterface.usageError("unknown option '\(argument)' for migrate")
-            }
-        }
-        let migrations: [Migration]
-        do {
-            migrations = try Migration.load(from: Migration.locateDirectory(environment: environment, executablePath: executablePath))
-        } catch {
-            return CommandLineInterface.fail(error)
-        }
-        return await DatabaseTarget.withPool(databaseURL: databaseURL, environment: environment) { pool in
+    static func run(arguments: [String], environment: [String: String], executablePath: String) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, flags: ["dry-run"], options: ["database-url"])
+        _ = try parsed.positionals()
+        let migrations = try Migration.load(from: Migration.locateDirectory(environment: environment, executablePath: executablePath))
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
             let migrator = Migrator(pool: pool, migrations: migrations)
-            if dryRun {
+            if parsed.flag("dry-run") {
                 let pending = try await migrator.pending()
                 CommandLineInterface.printLine(pending.isEmpty ? "up to date (\(migrations.count) migrations applied)" : "pending: " + pending.map(\.fileName).joined(separator: " "))
                 return pending.isEmpty ? 0 : 1

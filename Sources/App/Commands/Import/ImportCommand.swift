@@ -1,0 +1,92 @@
+import Data
+import Domain
+import Foundation
+
+/// `market09 import influencers|posts FILE`: validated upserts with a rejects file.
+enum ImportCommand {
+    static let help = """
+        Usage: market09 import influencers|posts FILE [--format json|ndjson|csv] [--rejects PATH] [--atomic] [--database-url URL]
+
+        Upserts rows by natural key (influencers by username; posts by influencer, product
+        and buying window), so importing the same file twice changes nothing. FILE is a JSON
+        array, NDJSON or CSV with a header row (by extension, or --format). Every row is
+        checked with the API's rules; rejected rows go to the rejects file (default
+        FILE.rejects.ndjson) with their line and reason. Exit code 1 when any row was rejected.
+        Formats and samples: examples/.
+
+        Options:
+          --format F       json, ndjson or csv.
+          --rejects PATH   Where rejected rows are written.
+          --atomic         All or nothing: if any row is rejected, nothing is imported.
+        """
+
+    static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
+        if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+            CommandLineInterface.printLine(help)
+            return arguments.isEmpty ? 2 : 0
+        }
+        let parsed = try ParsedArguments(arguments, flags: ["atomic"], options: ["format", "rejects", "database-url"])
+        let positionals = try parsed.positionals("influencers|posts", "FILE")
+        guard ["influencers", "posts"].contains(positionals[0]) else { throw UsageError("import needs influencers or posts, not '\(positionals[0])'") }
+        let kind = positionals[0], path = positionals[1]
+        let format = try ImportFile.Format.of(path: path, explicit: parsed.option("format"))
+        let rejectsPath = parsed.option("rejects") ?? path + ".rejects.ndjson"
+        let atomic = parsed.flag("atomic")
+        let data = try await BlockingWork.run(name: "import-read") { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        let records = try ImportFile.read(data, format: format)
+
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            let categories = CategoryResolver(categories: PostgresCategoryRepository(pool: pool))
+            var rejects: [(line: Int, reason: String)] = []
+            var outcomes: [ImportOutcome] = []
+            var lines: [Int] = []
+            let importer = PostgresImporter(pool: pool)
+            if kind == "influencers" {
+                var rows: [InfluencerImport] = []
+                for record in records {
+                    do { rows.append(try await ImportRows.influencer(try record.get(), categories: categories)) } catch { rejects.append(ImportRows.reject(record, error)) }
+                }
+                if !(atomic && !rejects.isEmpty) {
+                    outcomes = try await importer.influencers(rows, atomic: atomic)
+                    lines = rows.map(\.line)
+                }
+            } else {
+                var rows: [PostImport] = []
+                for record in records {
+                    do { rows.append(try await ImportRows.post(try record.get(), categories: categories)) } catch { rejects.append(ImportRows.reject(record, error)) }
+                }
+                if !(atomic && !rejects.isEmpty) {
+                    outcomes = try await importer.posts(rows, atomic: atomic)
+                    lines = rows.map(\.line)
+                }
+            }
+            for (line, outcome) in zip(lines, outcomes) {
+                if case .rejected(let reason) = outcome { rejects.append((line, reason)) }
+            }
+            rejects.sort { $0.line < $1.line }
+            try await writeRejects(rejects, to: rejectsPath)
+            let rolledBack = atomic && !rejects.isEmpty
+            let count = { (wanted: ImportOutcome) in rolledBack ? 0 : outcomes.filter { $0 == wanted }.count }
+            var summary = "\(kind): imported \(count(.inserted)), updated \(count(.updated)), unchanged \(count(.unchanged)), rejected \(rejects.count)"
+            if !rejects.isEmpty { summary += " (see \(rejectsPath))" }
+            if rolledBack { summary += "; --atomic: nothing was imported" }
+            CommandLineInterface.printLine(summary)
+            return rejects.isEmpty ? 0 : 1
+        }
+    }
+
+    private static func writeRejects(_ rejects: [(line: Int, reason: String)], to path: String) async throws {
+        let body = rejects.map { reject -> String in
+            var line = "{\"line\":\(reject.line),\"reason\":"
+            JSONText.appendString(reject.reason, to: &line)
+            return line + "}\n"
+        }.joined()
+        try await BlockingWork.run(name: "import-rejects") {
+            if body.isEmpty {
+                try? FileManager.default.removeItem(atPath: path)
+            } else {
+                try Data(body.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Data
+import Domain
+import Foundation
+
+/// Turns import records into validated rows with the API's rules.
+enum ImportRows {
+    static func influencer(_ record: ImportRecord, categories: CategoryResolver) async throws -> InfluencerImport {
+        let fields = record.fields
+        let username = try required(fields, "username").trimmingCharacters(in: .whitespaces).lowercased()
+        guard username.range(of: "^[a-z0-9._]{1,30}$", options: .regularExpression) != nil else {
+            throw DomainError.invalid(field: "username", message: "username must be 1 to 30 of a-z, 0-9, '.', '_'")
+        }
+        if let name = fields["full_name"], name.count > 100 { throw DomainError.invalid(field: "full_name", message: "full_name must be at most 100 characters") }
+        if let bio = fields["biography"], bio.count > 2000 { throw DomainError.invalid(field: "biography", message: "biography must be at most 2000 characters") }
+        var followers = 0
+        if let text = fields["followers_count"] {
+            guard let value = Int(text), value >= 0 else { throw DomainError.invalid(field: "followers_count", message: "followers_count must be a non-negative integer") }
+            followers = value
+        }
+        return InfluencerImport(
+            line: record.line, username: username, fullName: fields["full_name"],
+            profilePicURL: try fields["profile_pic_url"].map { try ProfileRules.url($0, field: "profile_pic_url") },
+            externalURL: try fields["external_url"].map { try ProfileRules.url($0, field: "external_url") },
+            biography: fields["biography"], followersCount: followers,
+            category: try await fields["category"].asyncMap { try await categories.resolve($0).rawValue })
+    }
+
+    static func post(_ record: ImportRecord, categories: CategoryResolver) async throws -> PostImport {
+        let fields = record.fields
+        let username = try required(fields, "influencer_username").trimmingCharacters(in: .whitespaces).lowercased()
+        var price: Int?
+        if let text = fields["price"] {
+            guard let value = Int(text) else { throw DomainError.invalid(field: "price", message: "price must be an integer") }
+            price = value
+        }
+        let post = NewPost(
+            influencerID: InfluencerID(rawValue: 0), productName: try required(fields, "product_name"), price: price,
+            category: try await categories.resolve(try required(fields, "category")),
+            groupBuyingStart: try WireDate.parse(try required(fields, "group_buying_start"), field: "group_buying_start"),
+            groupBuyingEnd: try WireDate.parse(try required(fields, "group_buying_end"), field: "group_buying_end"),
+            displayURL: fields["display_url"], groupBuyingURL: fields["group_buying_url"])
+        return PostImport(line: record.line, influencerUsername: username, post: try PostRules.validated(post))
+    }
+
+    /// The line and reason for a record that failed to read or validate.
+    static func reject(_ record: Result<ImportRecord, UnreadableRecord>, _ error: any Error) -> (line: Int, reason: String) {
+        let line: Int
+        switch record {
+        case .success(let record): line = record.line
+        case .failure(let unreadable): line = unreadable.line
+        }
+        switch error {
+        case let error as UnreadableRecord: return (line, error.reason)
+        case DomainError.invalid(let field, let message): return (line, field.map { "\($0): \(message)" } ?? message)
+        case let error as APIError: return (line, error.field.map { "\($0): \(error.message)" } ?? error.message)
+        default: return (line, String(describing: error))
+        }
+    }
+
+    private static func required(_ fields: [String: String], _ name: String) throws -> String {
+        guard let value = fields[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw DomainError.invalid(field: name, message: "\(name) is required")
+        }
+        return value
+    }
+}

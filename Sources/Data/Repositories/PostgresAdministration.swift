@@ -1,0 +1,58 @@
+import Domain
+import Foundation
+
+/// Operator queries and changes behind `market09 admin`.
+public struct PostgresAdministration: Sendable {
+    private let pool: PostgresPool
+
+    /// Creates the administration over a pool.
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Sets the role of the permanent user named by email or id; `false` when there is none.
+    public func setRole(_ role: Role, user: String) async throws -> Bool {
+        try await pool.withConnection { connection in
+            let byID = UUID(uuidString: user)
+            return try connection.execute("""
+                UPDATE users SET role = $1, updated_at = now()
+                WHERE NOT is_anonymous AND (id = $2::uuid OR id IN (SELECT user_id FROM identities WHERE provider = 'email' AND subject = lower($3)))
+                """, [role.rawValue, byID, user]) == 1
+        }
+    }
+
+    /// Admins with their first email, oldest first.
+    public func admins() async throws -> [(id: UUID, email: String?, createdAt: Date)] {
+        try await pool.withConnection { connection in
+            try connection.query("""
+                SELECT u.id, (SELECT email FROM identities WHERE user_id = u.id ORDER BY created_at LIMIT 1), u.created_at
+                FROM users u WHERE u.role = 'admin' ORDER BY u.created_at, u.id
+                """).map { (try $0.decode(0), try $0.decode(1), try $0.decode(2)) }
+        }
+    }
+
+    /// Counts for `admin stats`, as `(label, value)` lines in a fixed order.
+    public func stats(now: Date) async throws -> [(String, Int)] {
+        try await pool.withConnection { connection in
+            var lines: [(String, Int)] = []
+            let users = try connection.query("SELECT count(*) FILTER (WHERE is_anonymous)::int, count(*) FILTER (WHERE NOT is_anonymous)::int, count(*) FILTER (WHERE role = 'admin')::int FROM users").first!
+            lines += [("users.anonymous", try users.decode(0)), ("users.permanent", try users.decode(1)), ("users.admins", try users.decode(2))]
+            lines.append(("sessions.active", try connection.query("SELECT count(*)::int FROM sessions WHERE revoked_at IS NULL").first!.decode(0)))
+            lines.append(("influencers", try connection.query("SELECT count(*)::int FROM influencers").first!.decode(0)))
+            lines.append(("likes", try connection.query("SELECT count(*)::int FROM likes").first!.decode(0)))
+            for row in try connection.query("""
+                SELECT c.id,
+                       count(p.id)::int,
+                       count(p.id) FILTER (WHERE p.group_buying_start > $1)::int,
+                       count(p.id) FILTER (WHERE p.group_buying_start <= $1 AND p.group_buying_end >= $1)::int,
+                       count(p.id) FILTER (WHERE p.group_buying_end < $1)::int
+                FROM categories c LEFT JOIN posts p ON p.category_id = c.id GROUP BY c.id, c.sort_order ORDER BY c.sort_order
+                """, [now]) {
+                let category: String = try row.decode(0)
+                lines += [("posts.\(category)", try row.decode(1)), ("posts.\(category).upcoming", try row.decode(2)),
+                          ("posts.\(category).open", try row.decode(3)), ("posts.\(category).closed", try row.decode(4))]
+            }
+            return lines
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Data
+import Foundation
+import Testing
+import TestSupport
+
+/// `market09 import` and `market09 admin` run as processes against PostgreSQL.
+@Suite struct AdminCLITests {
+    private func workspace() throws -> String {
+        let path = "/tmp/m09cli-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private func write(_ text: String, _ name: String, in directory: String) throws -> String {
+        let path = directory + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func count(_ database: TestDatabase, _ sql: String) async throws -> Int {
+        try await database.pool.withConnection { try $0.query(sql).first!.decode(0, as: Int.self) }
+    }
+
+    @Test func theExampleFilesImportAndReimportingChangesNothing() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        let examples = TestDatabase.packageRoot.appendingPathComponent("examples").path
+        let environment = ["DATABASE_URL": database.url]
+
+        let influencers = try await Market09Process.run(["import", "influencers", examples + "/influencers.csv", "--rejects", directory + "/r1"], environment: environment, directory: directory)
+        #expect(influencers.code == 0)
+        #expect(influencers.output == "influencers: imported 3, updated 0, unchanged 0, rejected 0\n")
+        let posts = try await Market09Process.run(["import", "posts", examples + "/posts.json", "--rejects", directory + "/r2"], environment: environment, directory: directory)
+        #expect(posts.output == "posts: imported 3, updated 0, unchanged 0, rejected 0\n")
+
+        let again = try await Market09Process.run(["import", "posts", examples + "/posts.json", "--rejects", directory + "/r2"], environment: environment, directory: directory)
+        #expect(again.output == "posts: imported 0, updated 0, unchanged 3, rejected 0\n")
+        let ndjson = try await Market09Process.run(["import", "influencers", examples + "/influencers.ndjson", "--rejects", directory + "/r3"], environment: environment, directory: directory)
+        #expect(ndjson.output == "influencers: imported 1, updated 1, unchanged 0, rejected 0\n")
+
+        #expect(try await count(database, "SELECT count(*) FROM posts") == 3)
+        #expect(try await count(database, "SELECT post_count FROM category_post_counts WHERE category_id = 'camping'") == 1)
+        let bio = try await database.pool.withConnection { try $0.query("SELECT biography FROM influencers WHERE username = 'beauty.kim'").first!.decode(0, as: String?.self) }
+        #expect(bio == nil, "the NDJSON row has no biography, so the upsert cleared it")
+        await database.drop()
+    }
+
+    @Test func badRowsGoToTheRejectsFileAndTheExitCodeSaysSo() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        let file = try write("""
+            {"username": "good.one", "followers_count": 10}
+            {"username": "Bad Name!"}
+            not json at all
+            {"username": "neg", "followers_count": -5}
+            {"username": "url", "external_url": "ftp://x"}
+            {"username": "cat", "category": "weapons"}
+            {"username": "good.two"}
+            """, "influencers.ndjson", in: directory)
+
+        let result = try await Market09Process.run(["import", "influencers", file], environment: ["DATABASE_URL": database.url], directory: directory)
+
+        #expect(result.code == 1)
+        #expect(result.output == "influencers: imported 2, updated 0, unchanged 0, rejected 5 (see \(file).rejects.ndjson)\n")
+        let rejects = try String(contentsOfFile: file + ".rejects.ndjson", encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(rejects.count == 5)
+        #expect(rejects[0] == #"{"line":2,"reason":"username: username must be 1 to 30 of a-z, 0-9, '.', '_'"}"#)
+        #expect(rejects[1] == #"{"line":3,"reason":"line is not a JSON object"}"#)
+        #expect(rejects[2].contains("followers_count"))
+        #expect(rejects[3].contains("external_url"))
+        #expect(rejects[4].contains("category"))
+        #expect(try await count(database, "SELECT count(*) FROM influencers") == 2)
+        await database.drop()
+    }
+
+    @Test func atomicImportsLeaveNothingBehindOnFailure() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        _ = try await Market09Process.run(["import", "influencers", try write("username\nseller\n", "i.csv", in: directory)], environment: ["DATABASE_URL": database.url], directory: directory)
+        let posts = try write("""
+            influencer_username,product_name,price,category,group_buying_start,group_buying_end
+            seller,"쌀 10kg, 햅쌀",32000,food,2026-12-01T00:00:00+09:00,2026-12-03T00:00:00+09:00
+            nobody,유령 상품,1000,food,2026-12-01T00:00:00+09:00,2026-12-03T00:00:00+09:00
+            """, "p.csv", in: directory)
+
+        let atomic = try await Market09Process.run(["import", "posts", posts, "--atomic"], environment: ["DATABASE_URL": database.url], directory: directory)
+        #expect(atomic.code == 1)
+        #expect(atomic.output.hasSuffix("; --atomic: nothing was imported\n"))
+        #expect(try await count(database, "SELECT count(*) FROM posts") == 0)
+        #expect(try String(contentsOfFile: posts + ".rejects.ndjson", encoding: .utf8) == #"{"line":3,"reason":"influencer nobody does not exist"}"# + "\n")
+
+        let partial = try await Market09Process.run(["import", "posts", posts], environment: ["DATABASE_URL": database.url], directory: directory)
+        #expect(partial.output.hasPrefix("posts: imported 1, updated 0, unchanged 0, rejected 1"))
+        let name = try await database.pool.withConnection { try $0.query("SELECT product_name FROM posts").first!.decode(0, as: String.self) }
+        #expect(name == "쌀 10kg, 햅쌀")
+        await database.drop()
+    }
+
+    @Test func malformedFilesAndUsageMistakesExitWithTheirCodes() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        let environment = ["DATABASE_URL": database.url]
+        let broken = try await Market09Process.run(["import", "posts", try write("[{\"a\": 1", "b.json", in: directory)], environment: environment, directory: directory)
+        #expect(broken.code == 1)
+        #expect(broken.output == "market09: error: the file is not a JSON array of objects\n")
+        let unknownKind = try await Market09Process.run(["import", "likes", "x.csv"], environment: environment, directory: directory)
+        #expect(unknownKind.code == 2)
+        let noFormat = try await Market09Process.run(["import", "posts", "data.txt"], environment: environment, directory: directory)
+        #expect(noFormat.output == "market09: cannot tell the format of data.txt; pass --format json|ndjson|csv\n")
+        #expect(try await Market09Process.run(["import", "--help"], directory: directory).code == 0)
+        #expect(try await Market09Process.run(["admin", "stats", "--verbose"], environment: environment, directory: directory).code == 2)
+        await database.drop()
+    }
+
+    @Test func operatorsCreateUsersAndManageAdmins() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        let environment = ["DATABASE_URL": database.url]
+        let passwordFile = try write("operator-password\n", "pw", in: directory)
+        let created = try await Market09Process.run(["/bin/sh", "-c", "exec \"$0\" admin create-user --email Ops@Example.com --password-stdin --admin < \(passwordFile)"],
+                                                     environment: environment, directory: directory, viaShell: true)
+        #expect(created.code == 0, "\(created.output)")
+        #expect(created.output.hasPrefix("created admin "))
+
+        let admins = try await Market09Process.run(["admin", "list-admins"], environment: environment, directory: directory)
+        #expect(admins.output.contains("ops@example.com"))
+        #expect(try await Market09Process.run(["admin", "revoke-admin", "ops@example.com"], environment: environment, directory: directory).code == 0)
+        #expect(try await Market09Process.run(["admin", "list-admins"], environment: environment, directory: directory).output == "no admins\n")
+        #expect(try await Market09Process.run(["admin", "grant-admin", "nobody@example.com"], environment: environment, directory: directory).code == 1)
+
+        let stats = try await Market09Process.run(["admin", "stats"], environment: environment, directory: directory)
+        #expect(stats.output.contains("users.permanent 1\n"))
+        #expect(stats.output.contains("sessions.active 0\n"))
+        #expect(stats.output.contains("posts.beauty 0\n"))
+        await database.drop()
+    }
+}
