@@ -9,6 +9,7 @@ public enum CommandLineInterface {
         Commands:
           serve                      Run the HTTP API.
           migrate [--dry-run]        Apply (or list) pending database migrations.
+          seed bulk | seed demo      Load the benchmark or the demo dataset.
           import influencers|posts   Upsert influencers or posts from JSON, NDJSON or CSV.
           admin <task>               create-user, grant-admin, revoke-admin, list-admins,
                                      stats, prune-anonymous.
@@ -50,6 +51,8 @@ public enum CommandLineInterface {
                 return try await MigrateCommand.run(arguments: rest, environment: environment, executablePath: executablePath)
             case "admin":
                 return try await AdminCommand.run(arguments: rest, environment: environment)
+            case "seed":
+                return try await SeedCommand.run(arguments: rest, environment: environment)
             case "import":
                 return try await ImportCommand.run(arguments: rest, environment: environment)
             case let other?:

@@ -78,6 +78,53 @@ public final class PostgresConnection {
         _ = try check(PQexec(handle, script), handle: handle)
     }
 
+    /// Streams rows into `table` with `COPY … FROM STDIN` (text format). `produce` is called
+    /// until it returns `nil`; each chunk is sent as it is, so it must hold whole lines of
+    /// tab-separated, backslash-escaped values (see ``copyEscape(_:)``). Returns the row count.
+    @discardableResult
+    public func copy(into table: String, columns: [String], _ produce: () throws -> String?) throws -> Int {
+        let handle = try openHandle()
+        let start = PQexec(handle, "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN")
+        guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
+            _ = try check(start, handle: handle)
+            throw PostgresError(message: "COPY did not start")
+        }
+        PQclear(start)
+        var failure: (any Error)?
+        do {
+            while let chunk = try produce() {
+                let sent = chunk.utf8CString.withUnsafeBufferPointer { buffer in
+                    PQputCopyData(handle, buffer.baseAddress, Int32(buffer.count - 1))
+                }
+                guard sent == 1 else { throw self.failure(handle: handle) }
+            }
+        } catch {
+            failure = error
+        }
+        guard PQputCopyEnd(handle, failure == nil ? nil : "aborted by the client") == 1 else { throw self.failure(handle: handle) }
+        let result = PQgetResult(handle)
+        let rows = try check(result, handle: handle)
+        while let extra = PQgetResult(handle) { PQclear(extra) }
+        if let failure { throw failure }
+        return rows.affectedRows
+    }
+
+    /// Escapes a value for COPY's text format; `nil` is `\N`.
+    public static func copyEscape(_ value: String?) -> String {
+        guard let value else { return "\\N" }
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\\\"
+            case "\t": escaped += "\\t"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try execute(script: "BEGIN")

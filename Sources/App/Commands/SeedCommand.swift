@@ -1,0 +1,97 @@
+import Data
+import Foundation
+import Synchronization
+
+/// `market09 seed bulk|demo`: generated datasets.
+enum SeedCommand {
+    static let help = """
+        Usage: market09 seed bulk --posts N --users N --likes N [--influencers N] [--seed N] [--database-url URL]
+               market09 seed demo [--seed N] [--reset] [--database-url URL]
+
+        bulk  The benchmark dataset, streamed with COPY; triggers are off during the load and
+              counters are rebuilt at the end. Use a fresh database. Shows a progress bar on a
+              terminal and progress lines otherwise.
+        demo  A realistic dataset for trying the app (see the README).
+        """
+
+    static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
+        guard let kind = arguments.first, !["-h", "--help"].contains(kind) else {
+            CommandLineInterface.printLine(help)
+            return arguments.isEmpty ? 2 : 0
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            CommandLineInterface.printLine(help)
+            return 0
+        }
+        switch kind {
+        case "bulk": return try await bulk(rest, environment)
+        case "demo": return try await DemoSeedCommand.run(rest, environment)
+        default: throw UsageError("seed needs bulk or demo, not '\(kind)'")
+        }
+    }
+
+    private static func bulk(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, options: ["posts", "users", "likes", "influencers", "seed", "database-url"])
+        _ = try parsed.positionals()
+        guard parsed.option("posts") != nil, parsed.option("users") != nil, parsed.option("likes") != nil else {
+            throw UsageError("seed bulk needs --posts, --users and --likes")
+        }
+        let posts = try parsed.integer("posts", in: 0...50_000_000, default: 0)
+        let plan = PostgresBulkSeeder.Plan(
+            influencers: try parsed.integer("influencers", in: 1...1_000_000, default: max(1, min(30_000, posts / 30))),
+            posts: posts, users: try parsed.integer("users", in: 0...10_000_000, default: 0),
+            likes: try parsed.integer("likes", in: 0...200_000_000, default: 0))
+        let seed = UInt64(try parsed.integer("seed", in: 0...Int.max, default: 1))
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            let progress = ProgressReporter(total: plan.rows)
+            try await PostgresBulkSeeder(pool: pool).seed(plan, seed: seed, now: Date()) { progress.update($0) }
+            progress.finish()
+            CommandLineInterface.printLine("seeded \(plan.influencers) influencers, \(plan.posts) posts, \(plan.users) users, \(plan.likes) likes")
+            return 0
+        }
+    }
+}
+
+/// Progress of a long load: a redrawn bar (rows, rows/s, ETA) on a terminal, a plain line
+/// per 10 % otherwise. Called from the loading thread.
+final class ProgressReporter: Sendable {
+    private struct State {
+        var lastDraw = Date.distantPast
+        var lastDecile = -1
+    }
+
+    private let total: Int
+    private let started = Date()
+    private let interactive = isatty(2) == 1
+    private let state = Mutex(State())
+
+    init(total: Int) {
+        self.total = max(1, total)
+    }
+
+    func update(_ rows: Int) {
+        let now = Date()
+        let elapsed = max(0.001, now.timeIntervalSince(started))
+        let rate = Double(rows) / elapsed
+        let eta = rate > 0 ? Double(total - rows) / rate : 0
+        let line: String? = state.withLock { state in
+            if interactive {
+                guard now.timeIntervalSince(state.lastDraw) > 0.2 || rows >= total else { return nil }
+                state.lastDraw = now
+                let filled = Int(30 * Double(rows) / Double(total))
+                let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 30 - filled)
+                return "\r[\(bar)] \(rows)/\(total) rows  \(Int(rate)) rows/s  ETA \(Int(eta)) s"
+            }
+            let decile = rows * 10 / total
+            guard decile > state.lastDecile else { return nil }
+            state.lastDecile = decile
+            return "progress: \(rows)/\(total) rows, \(Int(rate)) rows/s, ETA \(Int(eta)) s\n"
+        }
+        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    func finish() {
+        if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

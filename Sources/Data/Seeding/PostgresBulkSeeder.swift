@@ -1,0 +1,117 @@
+import Foundation
+
+/// Loads the benchmark dataset with PostgreSQL's COPY protocol: influencers, posts, users
+/// and likes in four streams, with triggers off during the load and every counter (likes,
+/// posts per category) and prepared feed day rebuilt at the end, then `ANALYZE`. Needs an empty catalog (the
+/// usernames are `bulk_…`) and a superuser (to switch triggers off for the session).
+public struct PostgresBulkSeeder: Sendable {
+    /// How much to load.
+    public struct Plan: Sendable {
+        public var influencers: Int
+        public var posts: Int
+        public var users: Int
+        public var likes: Int
+        /// Creates a plan.
+        public init(influencers: Int, posts: Int, users: Int, likes: Int) {
+            (self.influencers, self.posts, self.users, self.likes) = (influencers, posts, users, likes)
+        }
+        /// Total rows, for progress.
+        public var rows: Int { influencers + posts + users + likes }
+    }
+
+    private let pool: PostgresPool
+
+    /// Creates the seeder over a pool.
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Loads `plan` from `seed`, calling `progress` with rows written so far.
+    public func seed(_ plan: Plan, seed: UInt64, now: Date, progress: @escaping @Sendable (Int) -> Void) async throws {
+        try await pool.withConnection { connection in
+            try connection.execute(script: "SET session_replication_role = replica")
+            defer { try? connection.execute(script: "SET session_replication_role = origin") }
+            var random = SeededRandom(seed: seed)
+            func stream(_ table: String, _ columns: [String], count: Int, row: (Int) -> String) throws {
+                var index = 0
+                try connection.copy(into: table, columns: columns) {
+                    guard index < count else { return nil }
+                    var chunk = ""
+                    chunk.reserveCapacity(80_000)
+                    while index < count && chunk.utf8.count < 64_000 {
+                        chunk += row(index)
+                        index += 1
+                    }
+                    progress(Self.done(before: table, plan: plan) + index)
+                    return chunk
+                }
+            }
+            let firstInfluencer: Int = try connection.query("SELECT COALESCE(max(id), 0)::int + 1 FROM influencers").first!.decode(0)
+            try stream("influencers", ["username", "full_name", "followers_count", "category_id", "profile_pic_url"], count: plan.influencers) { index in
+                let category = SampleNames.categories[index % 13]
+                let names = SampleNames.influencer(index, category: category, prefix: "bulk_")
+                return "\(names.username)\t\(names.fullName)\t\(Int.random(in: 0...800_000, using: &random))\t\(category)\thttps://cdn.example.com/p/\(index).jpg\n"
+            }
+            let influencerIDs: [Int] = try connection.query("SELECT id FROM influencers WHERE username LIKE 'bulk\\_%' ORDER BY id").map { try $0.decode(0) }
+            guard influencerIDs.count == plan.influencers, influencerIDs.first == firstInfluencer || plan.influencers == 0 else {
+                throw PostgresError(message: "bulk seeding needs a database without bulk_ influencers; use a fresh database")
+            }
+            let firstPost: Int = try connection.query("SELECT COALESCE(max(id), 0)::int + 1 FROM posts").first!.decode(0)
+            let nowSeconds = now.timeIntervalSince1970
+            try stream("posts", ["influencer_id", "product_name", "price", "category_id", "group_buying_start", "group_buying_end", "posted_at"], count: plan.posts) { index in
+                let influencer = influencerIDs[random.skewed(influencerIDs.count, power: 1.5)]
+                let category = SampleNames.categories[(influencer + index) % 13]
+                let product = SampleNames.products[category]![index % 5]
+                // Windows from 200 days ago to 15 days ahead, lasting 1–30 days.
+                let start = nowSeconds - 200 * 86_400 + Double.random(in: 0...(215 * 86_400), using: &random)
+                let end = start + Double.random(in: 86_400...(30 * 86_400), using: &random)
+                let price = Int.random(in: 1...300, using: &random) * 1000 - 100
+                return "\(influencer)\t\(product) \(index)\t\(price)\t\(category)\t\(Self.timestamp(start))\t\(Self.timestamp(end))\t\(Self.timestamp(start - 86_400))\n"
+            }
+            var userIDs: [UUID] = []
+            userIDs.reserveCapacity(plan.users)
+            try stream("users", ["id", "is_anonymous", "created_at"], count: plan.users) { index in
+                let id = random.uuid()
+                userIDs.append(id)
+                return "\(id.uuidString.lowercased())\t\(index % 10 == 9 ? "t" : "f")\t\(Self.timestamp(nowSeconds - Double(index % 90) * 86_400))\n"
+            }
+            // Likes: each user likes distinct posts, chosen with a strong skew towards a few.
+            let perUser = plan.users == 0 ? 0 : max(1, plan.likes / plan.users)
+            var user = 0, liked = Set<Int>(), produced = 0
+            try stream("likes", ["user_id", "post_id", "created_at"], count: plan.users == 0 || plan.posts == 0 ? 0 : plan.likes) { _ in
+                if liked.count >= perUser && user + 1 < userIDs.count { user += 1; liked.removeAll(keepingCapacity: true) }
+                var post = random.skewed(plan.posts, power: 3)
+                while liked.contains(post) { post = (post + 1) % plan.posts }
+                liked.insert(post)
+                produced += 1
+                return "\(userIDs[user].uuidString.lowercased())\t\(firstPost + post)\t\(Self.timestamp(nowSeconds - Double(produced % 2_592_000)))\n"
+            }
+            try connection.execute(script: "SET session_replication_role = origin")
+            try connection.execute(script: """
+                UPDATE posts p SET likes_count = c.n FROM (SELECT post_id, count(*)::int AS n FROM likes GROUP BY post_id) c
+                    WHERE c.post_id = p.id AND p.likes_count IS DISTINCT FROM c.n;
+                UPDATE category_post_counts cc SET post_count = COALESCE(c.n, 0)
+                    FROM categories k LEFT JOIN (SELECT category_id, count(*)::int AS n FROM posts GROUP BY category_id) c ON c.category_id = k.id
+                    WHERE cc.category_id = k.id;
+                DELETE FROM feed_ranks;
+                INSERT INTO feed_ranks (day, post_id, category_id, rank)
+                    SELECT d.day, p.id, p.category_id, feed_rank(p.id, d.day) FROM posts p JOIN feed_days d ON p.group_buying_end >= d.day_start;
+                ANALYZE;
+                """)
+        }
+    }
+
+    private static func done(before table: String, plan: Plan) -> Int {
+        switch table {
+        case "influencers": 0
+        case "posts": plan.influencers
+        case "users": plan.influencers + plan.posts
+        default: plan.influencers + plan.posts + plan.users
+        }
+    }
+
+    /// `timestamptz` text in UTC for COPY.
+    private static func timestamp(_ seconds: TimeInterval) -> String {
+        PostgresTimestamp.format(Date(timeIntervalSince1970: seconds))
+    }
+}

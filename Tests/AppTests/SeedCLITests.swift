@@ -1,0 +1,78 @@
+import Data
+import Foundation
+import Testing
+import TestSupport
+
+/// `market09 seed` run as a process against PostgreSQL.
+@Suite struct SeedCLITests {
+    private func directory() throws -> String {
+        let path = "/tmp/m09seed-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Counts that must agree whatever the dataset: counters equal the rows they count.
+    private func consistency(_ database: TestDatabase) async throws -> [String: Int] {
+        try await database.pool.withConnection { connection in
+            let row = try connection.query("""
+                SELECT (SELECT count(*) FROM influencers)::int, (SELECT count(*) FROM posts)::int, (SELECT count(*) FROM users)::int,
+                       (SELECT count(*) FROM likes)::int,
+                       (SELECT count(*) FROM posts p WHERE p.likes_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id))::int,
+                       (SELECT count(*) FROM category_post_counts cc WHERE cc.post_count <> (SELECT count(*) FROM posts p WHERE p.category_id = cc.category_id))::int
+                """).first!
+            return ["influencers": try row.decode(0), "posts": try row.decode(1), "users": try row.decode(2), "likes": try row.decode(3),
+                    "wrong like counts": try row.decode(4), "wrong category counts": try row.decode(5)]
+        }
+    }
+
+    @Test func demoSeedingTwiceChangesNothingAndResetRebuildsTheSame() async throws {
+        let database = try await TestDatabase.migrated()
+        let environment = ["DATABASE_URL": database.url]
+        let workspace = try directory()
+
+        let first = try await Market09Process.run(["seed", "demo"], environment: environment, directory: workspace)
+        #expect(first.code == 0, "\(first.output)")
+        #expect(first.output.hasPrefix("demo: 300 influencers, 5000 posts added, 0 posts moved"))
+        let afterFirst = try await consistency(database)
+        #expect(afterFirst["influencers"] == 300)
+        #expect(afterFirst["posts"] == 5000)
+        #expect(afterFirst["users"] == 2300)
+        #expect(afterFirst["likes"]! > 40_000)
+        #expect(afterFirst["wrong like counts"] == 0)
+        #expect(afterFirst["wrong category counts"] == 0)
+
+        let second = try await Market09Process.run(["seed", "demo"], environment: environment, directory: workspace)
+        #expect(second.output.contains("0 posts added, 0 posts moved"))
+        #expect(second.output.hasSuffix("0 likes added\n"))
+        #expect(try await consistency(database) == afterFirst)
+
+        let reset = try await Market09Process.run(["seed", "demo", "--reset"], environment: environment, directory: workspace)
+        #expect(reset.code == 0)
+        #expect(try await consistency(database) == afterFirst)
+
+        let open: Int = try await database.pool.withConnection {
+            try $0.query("SELECT count(*)::int FROM posts WHERE group_buying_start <= now() AND group_buying_end >= now()").first!.decode(0)
+        }
+        #expect(open > 100, "the feed and the Top 10 are never empty")
+        await database.drop()
+    }
+
+    @Test func bulkSeedingLoadsExactCounts() async throws {
+        let database = try await TestDatabase.migrated()
+        let result = try await Market09Process.run(["seed", "bulk", "--posts", "3000", "--users", "400", "--likes", "6000", "--influencers", "50"],
+                                                   environment: ["DATABASE_URL": database.url], directory: try directory())
+        #expect(result.code == 0, "\(result.output)")
+        #expect(result.output.contains("progress: 9450/9450 rows"))
+        #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0])
+        await database.drop()
+    }
+
+    @Test func seedUsageMistakesExit2() async throws {
+        let workspace = try directory()
+        #expect(try await Market09Process.run(["seed", "bulk", "--posts", "10"], directory: workspace).code == 2)
+        #expect(try await Market09Process.run(["seed", "sample"], directory: workspace).code == 2)
+        let help = try await Market09Process.run(["seed", "--help"], directory: workspace)
+        #expect(help.code == 0)
+        #expect(help.output.contains("seed bulk --posts N"))
+    }
+}
