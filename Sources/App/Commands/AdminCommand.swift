@@ -23,14 +23,10 @@ enum AdminCommand {
         """
 
     static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
-        guard let task = arguments.first, !["-h", "--help"].contains(task) else {
-            CommandLineInterface.printLine(help)
-            return arguments.isEmpty ? 2 : 0
-        }
-        let rest = Array(arguments.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
-            CommandLineInterface.printLine(help)
-            return 0
+        let (task, rest): (String, [String])
+        switch CommandLineInterface.task(arguments, help: help) {
+        case .failure(let exit): return exit.code
+        case .success(let parsed): (task, rest) = (parsed.name, parsed.arguments)
         }
         switch task {
         case "create-user": return try await createUser(rest, environment)

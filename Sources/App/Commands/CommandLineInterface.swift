@@ -80,6 +80,27 @@ public enum CommandLineInterface {
         FileHandle.standardError.write(Data((text.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
     }
 
+    /// A command with tasks (`admin`, `seed`): the task and its arguments, or the exit code
+    /// after printing `help` (0 when asked for, 2 when the task is missing).
+    static func task(_ arguments: [String], help: String) -> Result<(name: String, arguments: [String]), ExitCode> {
+        guard let name = arguments.first, !["-h", "--help"].contains(name) else {
+            printLine(help)
+            return .failure(ExitCode(arguments.isEmpty ? 2 : 0))
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            printLine(help)
+            return .failure(ExitCode(0))
+        }
+        return .success((name, rest))
+    }
+
+    /// An exit code carried through ``task(_:help:)``.
+    struct ExitCode: Error {
+        let code: Int32
+        init(_ code: Int32) { self.code = code }
+    }
+
     /// The database URL a one-shot command uses: `--database-url`, else `DATABASE_URL`.
     static func databaseURL(_ parsed: ParsedArguments, _ environment: [String: String]) -> String? {
         parsed.option("database-url") ?? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }

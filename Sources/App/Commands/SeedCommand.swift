@@ -15,14 +15,10 @@ enum SeedCommand {
         """
 
     static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
-        guard let kind = arguments.first, !["-h", "--help"].contains(kind) else {
-            CommandLineInterface.printLine(help)
-            return arguments.isEmpty ? 2 : 0
-        }
-        let rest = Array(arguments.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
-            CommandLineInterface.printLine(help)
-            return 0
+        let (kind, rest): (String, [String])
+        switch CommandLineInterface.task(arguments, help: help) {
+        case .failure(let exit): return exit.code
+        case .success(let parsed): (kind, rest) = (parsed.name, parsed.arguments)
         }
         switch kind {
         case "bulk": return try await bulk(rest, environment)
