@@ -96,6 +96,23 @@ import TestSupport
         await database.drop()
     }
 
+    @Test func aPostRepeatedInOneFileKeepsItsLastValues() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        let environment = ["DATABASE_URL": database.url]
+        _ = try await Market09Process.run(["import", "influencers", try write("username\nrepeat\n", "i.csv", in: directory)], environment: environment, directory: directory)
+        let posts = try write("""
+            {"influencer_username": "repeat", "product_name": "같은 상품", "price": 1000, "category": "food", "group_buying_start": "2026-12-01T00:00:00Z", "group_buying_end": "2026-12-02T00:00:00Z"}
+            {"influencer_username": "repeat", "product_name": "같은 상품", "price": 2000, "category": "food", "group_buying_start": "2026-12-01T00:00:00Z", "group_buying_end": "2026-12-02T00:00:00Z"}
+            """, "p.ndjson", in: directory)
+
+        let result = try await Market09Process.run(["import", "posts", posts], environment: environment, directory: directory)
+
+        #expect(result.output == "posts: imported 1, updated 0, unchanged 1, rejected 0\n")
+        #expect(try await count(database, "SELECT price FROM posts") == 2000)
+        await database.drop()
+    }
+
     @Test func malformedFilesAndUsageMistakesExitWithTheirCodes() async throws {
         let database = try await TestDatabase.migrated()
         let directory = try workspace()

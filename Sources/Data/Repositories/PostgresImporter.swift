@@ -78,27 +78,79 @@ public struct PostgresImporter: Sendable {
         }
     }
 
-    /// Upserts posts like ``influencers(_:atomic:batchSize:)``.
-    public func posts(_ rows: [PostImport], atomic: Bool, batchSize: Int = 500) async throws -> [ImportOutcome] {
-        try await run(rows, atomic: atomic, batchSize: batchSize) { row, connection in
-            guard let influencer = try connection.query("SELECT id FROM influencers WHERE username = $1", [row.influencerUsername]).first else {
-                return .rejected("influencer \(row.influencerUsername) does not exist")
+    /// Upserts posts like ``influencers(_:atomic:batchSize:)``, a batch per statement: the
+    /// rows are copied into a temporary table and merged with one `INSERT … SELECT … ON
+    /// CONFLICT`, so counters and the feed order are maintained once per batch, not per row.
+    /// Outcomes are reported in row order.
+    public func posts(_ rows: [PostImport], atomic: Bool, batchSize: Int = 5_000) async throws -> [ImportOutcome] {
+        let batches = atomic ? [rows[...]] : stride(from: 0, to: rows.count, by: batchSize).map { rows[$0..<min($0 + batchSize, rows.count)] }
+        var outcomes: [ImportOutcome] = []
+        for batch in batches {
+            let batch = Array(batch)
+            outcomes += try await pool.withConnection { connection in
+                var result: [ImportOutcome] = []
+                do {
+                    try connection.transaction { connection in
+                        result = try Self.mergePosts(batch, connection)
+                        if atomic, result.contains(where: { if case .rejected = $0 { true } else { false } }) { throw AtomicRejection() }
+                    }
+                } catch is AtomicRejection {
+                    // Rolled back: the outcomes say what would have happened; nothing was written.
+                }
+                return result
             }
-            let post = row.post
-            guard let result = try connection.query("""
+        }
+        return outcomes
+    }
+
+    private static func mergePosts(_ rows: [PostImport], _ connection: PostgresConnection) throws -> [ImportOutcome] {
+        try connection.execute(script: """
+            CREATE TEMP TABLE import_posts (position integer, username text, product_name text, price integer, category_id text,
+                display_url text, group_buying_url text, starts timestamptz, ends timestamptz) ON COMMIT DROP
+            """)
+        var index = 0
+        try connection.copy(into: "import_posts", columns: ["position", "username", "product_name", "price", "category_id", "display_url",
+                                                            "group_buying_url", "starts", "ends"]) {
+            guard index < rows.count else { return nil }
+            var chunk = ""
+            while index < rows.count && chunk.utf8.count < 64_000 {
+                let row = rows[index], post = row.post
+                let fields: [String?] = [String(index), row.influencerUsername, post.productName, post.price.map(String.init), post.category.rawValue,
+                                         post.displayURL, post.groupBuyingURL, PostgresTimestamp.format(post.groupBuyingStart),
+                                         PostgresTimestamp.format(post.groupBuyingEnd)]
+                chunk += fields.map(PostgresConnection.copyEscape).joined(separator: "\t") + "\n"
+                index += 1
+            }
+            return chunk
+        }
+        var outcomes = Array(repeating: ImportOutcome.unchanged, count: rows.count)
+        for row in try connection.query("""
+            SELECT position, username FROM import_posts ip WHERE NOT EXISTS (SELECT 1 FROM influencers i WHERE i.username = ip.username)
+            """) {
+            outcomes[try row.decode(0, as: Int.self)] = .rejected("influencer \(try row.decode(1, as: String.self)) does not exist")
+        }
+        // The last row of a file wins when it repeats a post; earlier repeats count as unchanged.
+        for row in try connection.query("""
+            WITH latest AS (
+                SELECT DISTINCT ON (i.id, ip.product_name, ip.starts, ip.ends) ip.*, i.id AS influencer_id
+                FROM import_posts ip JOIN influencers i ON i.username = ip.username
+                ORDER BY i.id, ip.product_name, ip.starts, ip.ends, ip.position DESC
+            ), merged AS (
                 INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url, group_buying_start, group_buying_end)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                SELECT influencer_id, product_name, price, category_id, display_url, group_buying_url, starts, ends FROM latest
                 ON CONFLICT ON CONSTRAINT posts_dedup_key DO UPDATE SET
                     price = EXCLUDED.price, category_id = EXCLUDED.category_id, display_url = EXCLUDED.display_url,
                     group_buying_url = EXCLUDED.group_buying_url
                 WHERE (posts.price, posts.category_id, posts.display_url, posts.group_buying_url)
                       IS DISTINCT FROM (EXCLUDED.price, EXCLUDED.category_id, EXCLUDED.display_url, EXCLUDED.group_buying_url)
-                RETURNING (xmax = 0)
-                """, [try influencer.decode(0, as: Int.self), post.productName, post.price, post.category.rawValue, post.displayURL,
-                      post.groupBuyingURL, post.groupBuyingStart, post.groupBuyingEnd]).first
-            else { return .unchanged }
-            return try result.decode(0, as: Bool.self) ? .inserted : .updated
+                RETURNING influencer_id, product_name, group_buying_start, group_buying_end, (xmax = 0) AS inserted
+            )
+            SELECT l.position, m.inserted FROM merged m JOIN latest l
+              ON l.influencer_id = m.influencer_id AND l.product_name = m.product_name AND l.starts = m.group_buying_start AND l.ends = m.group_buying_end
+            """) {
+            outcomes[try row.decode(0, as: Int.self)] = try row.decode(1, as: Bool.self) ? .inserted : .updated
         }
+        return outcomes
     }
 
     private struct AtomicRejection: Error {}
