@@ -58,7 +58,21 @@ public struct PostgresBulkSeeder: Sendable {
             }
             let firstPost: Int = try connection.query("SELECT COALESCE(max(id), 0)::int + 1 FROM posts").first!.decode(0)
             let nowSeconds = now.timeIntervalSince1970
-            try stream("posts", ["influencer_id", "product_name", "price", "category_id", "group_buying_start", "group_buying_end", "posted_at"], count: plan.posts) { index in
+            var userIDs: [UUID] = []
+            userIDs.reserveCapacity(plan.users)
+            var userRandom = SeededRandom(seed: seed &+ 2)
+            try stream("users", ["id", "is_anonymous", "created_at"], count: plan.users) { index in
+                let id = userRandom.uuid()
+                userIDs.append(id)
+                return "\(id.uuidString.lowercased())\t\(index % 10 == 9 ? "t" : "f")\t\(Self.timestamp(nowSeconds - Double(index % 90) * 86_400))\n"
+            }
+            // Likes are generated twice from the same seed: once to count them per post, so
+            // posts are written with their final likes_count (no million-row update after),
+            // and once to stream them.
+            let likes = LikePlan(users: plan.users, posts: plan.posts, likes: plan.users == 0 || plan.posts == 0 ? 0 : plan.likes, seed: seed &+ 3)
+            var likeCounts = [Int32](repeating: 0, count: plan.posts)
+            likes.forEach { _, post in likeCounts[post] += 1 }
+            try stream("posts", ["influencer_id", "product_name", "price", "category_id", "group_buying_start", "group_buying_end", "posted_at", "likes_count"], count: plan.posts) { index in
                 let influencer = influencerIDs[random.skewed(influencerIDs.count, power: 1.5)]
                 let category = SampleNames.categories[(influencer + index) % 13]
                 let product = SampleNames.products[category]![index % 5]
@@ -66,30 +80,18 @@ public struct PostgresBulkSeeder: Sendable {
                 let start = nowSeconds - 200 * 86_400 + Double.random(in: 0...(215 * 86_400), using: &random)
                 let end = start + Double.random(in: 86_400...(30 * 86_400), using: &random)
                 let price = Int.random(in: 1...300, using: &random) * 1000 - 100
-                return "\(influencer)\t\(product) \(index)\t\(price)\t\(category)\t\(Self.timestamp(start))\t\(Self.timestamp(end))\t\(Self.timestamp(start - 86_400))\n"
+                return "\(influencer)\t\(product) \(index)\t\(price)\t\(category)\t\(Self.timestamp(start))\t\(Self.timestamp(end))\t\(Self.timestamp(start - 86_400))\t\(likeCounts[index])\n"
             }
-            var userIDs: [UUID] = []
-            userIDs.reserveCapacity(plan.users)
-            try stream("users", ["id", "is_anonymous", "created_at"], count: plan.users) { index in
-                let id = random.uuid()
-                userIDs.append(id)
-                return "\(id.uuidString.lowercased())\t\(index % 10 == 9 ? "t" : "f")\t\(Self.timestamp(nowSeconds - Double(index % 90) * 86_400))\n"
-            }
-            // Likes: each user likes distinct posts, chosen with a strong skew towards a few.
-            let perUser = plan.users == 0 ? 0 : max(1, plan.likes / plan.users)
-            var user = 0, liked = Set<Int>(), produced = 0
-            try stream("likes", ["user_id", "post_id", "created_at"], count: plan.users == 0 || plan.posts == 0 ? 0 : plan.likes) { _ in
-                if liked.count >= perUser && user + 1 < userIDs.count { user += 1; liked.removeAll(keepingCapacity: true) }
-                var post = random.skewed(plan.posts, power: 3)
-                while liked.contains(post) { post = (post + 1) % plan.posts }
-                liked.insert(post)
+            let pairs = likes.makeIterator()
+            var produced = 0
+            try stream("likes", ["user_id", "post_id", "created_at"], count: likes.likes) { _ in
+                // The stream asks for exactly `likes.likes` rows, as many as the plan yields.
+                let (user, post) = pairs.next()!
                 produced += 1
                 return "\(userIDs[user].uuidString.lowercased())\t\(firstPost + post)\t\(Self.timestamp(nowSeconds - Double(produced % 2_592_000)))\n"
             }
             try connection.execute(script: "SET session_replication_role = origin")
             try connection.execute(script: """
-                UPDATE posts p SET likes_count = c.n FROM (SELECT post_id, count(*)::int AS n FROM likes GROUP BY post_id) c
-                    WHERE c.post_id = p.id AND p.likes_count IS DISTINCT FROM c.n;
                 UPDATE category_post_counts cc SET post_count = COALESCE(c.n, 0)
                     FROM categories k LEFT JOIN (SELECT category_id, count(*)::int AS n FROM posts GROUP BY category_id) c ON c.category_id = k.id
                     WHERE cc.category_id = k.id;
@@ -104,8 +106,8 @@ public struct PostgresBulkSeeder: Sendable {
     private static func done(before table: String, plan: Plan) -> Int {
         switch table {
         case "influencers": 0
-        case "posts": plan.influencers
-        case "users": plan.influencers + plan.posts
+        case "users": plan.influencers
+        case "posts": plan.influencers + plan.users
         default: plan.influencers + plan.posts + plan.users
         }
     }
@@ -113,5 +115,34 @@ public struct PostgresBulkSeeder: Sendable {
     /// `timestamptz` text in UTC for COPY.
     private static func timestamp(_ seconds: TimeInterval) -> String {
         PostgresTimestamp.format(Date(timeIntervalSince1970: seconds))
+    }
+}
+
+/// The (user, post) pairs of the bulk likes, reproducible from a seed: each user likes
+/// distinct posts, chosen with a strong skew towards a few hot ones.
+struct LikePlan: Sequence {
+    let users: Int
+    let posts: Int
+    let likes: Int
+    let seed: UInt64
+
+    func forEach(_ body: (Int, Int) -> Void) {
+        for (user, post) in self { body(user, post) }
+    }
+
+    func makeIterator() -> AnyIterator<(Int, Int)> {
+        var random = SeededRandom(seed: seed)
+        let perUser = users == 0 ? 0 : Swift.max(1, likes / users)
+        var user = 0, produced = 0
+        var liked = Set<Int>()
+        return AnyIterator {
+            guard produced < likes else { return nil }
+            if liked.count >= perUser && user + 1 < users { user += 1; liked.removeAll(keepingCapacity: true) }
+            var post = random.skewed(posts, power: 3)
+            while liked.contains(post) { post = (post + 1) % posts }
+            liked.insert(post)
+            produced += 1
+            return (user, post)
+        }
     }
 }
