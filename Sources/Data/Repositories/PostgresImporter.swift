@@ -3,13 +3,21 @@ import Foundation
 
 /// An influencer row of an import file, already validated.
 public struct InfluencerImport: Sendable {
+    /// Line (or element) number in the file.
     public let line: Int
+    /// Instagram username.
     public let username: String
+    /// Display name.
     public let fullName: String?
+    /// Profile picture URL.
     public let profilePicURL: String?
+    /// Link in the profile.
     public let externalURL: String?
+    /// Instagram biography.
     public let biography: String?
+    /// Follower count.
     public let followersCount: Int
+    /// The category.
     public let category: String?
 
     /// Creates the row.
@@ -28,8 +36,11 @@ public struct InfluencerImport: Sendable {
 
 /// A post row of an import file, already validated; the influencer is named by username.
 public struct PostImport: Sendable {
+    /// Line (or element) number in the file.
     public let line: Int
+    /// The influencer, by username.
     public let influencerUsername: String
+    /// The validated post.
     public let post: NewPost
 
     /// Creates the row.

@@ -7,9 +7,13 @@ import Foundation
 public struct PostgresBulkSeeder: Sendable {
     /// How much to load.
     public struct Plan: Sendable {
+        /// Rows of influencers.
         public var influencers: Int
+        /// Rows of posts.
         public var posts: Int
+        /// Rows of users.
         public var users: Int
+        /// Rows of likes.
         public var likes: Int
         /// Creates a plan.
         public init(influencers: Int, posts: Int, users: Int, likes: Int) {

@@ -9,10 +9,15 @@ import Foundation
 public struct PostgresDemoSeeder: Sendable {
     /// What a run did.
     public struct Report: Sendable, Equatable {
+        /// Rows of influencers.
         public let influencers: Int
+        /// Posts added.
         public let postsInserted: Int
+        /// Posts whose windows moved to the current date.
         public let postsMoved: Int
+        /// Rows of users.
         public let users: Int
+        /// Likes added.
         public let likesInserted: Int
     }
 

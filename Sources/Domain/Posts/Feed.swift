@@ -76,15 +76,23 @@ public struct FeedCursor: Sendable, Equatable {
 
 /// What a feed request asks for.
 public struct FeedQuery: Sendable, Equatable {
+    /// The category.
     public var category: CategoryID?
+    /// Case-insensitive text to find.
     public var search: String?
     /// Korea days, inclusive: posts whose window overlaps them.
     public var dateRange: ClosedRange<KoreaDay>?
+    /// Only posts in this state.
     public var status: PostStatus?
+    /// The influencer offering it.
     public var influencer: InfluencerID?
+    /// The order.
     public var sort: FeedSort = .default
+    /// The page, from 1.
     public var page = 1
+    /// Posts per page (1–50).
     public var limit = 20
+    /// Where a keyset page continues.
     public var cursor: FeedCursor?
 
     /// The default query: everything, default order, first page of 20.
@@ -110,8 +118,11 @@ public struct FeedPage: Sendable {
 
 /// A category with its post counts.
 public struct CategoryCount: Sendable, Equatable {
+    /// The category.
     public let category: Category
+    /// Number of posts.
     public let postCount: Int
+    /// Posts whose window has not ended.
     public let openPostCount: Int
 
     /// Creates the value.

@@ -22,10 +22,15 @@ public struct InfluencerID: RawRepresentable, Sendable, Hashable, CustomStringCo
 
 /// The influencer fields shown with a post.
 public struct InfluencerSummary: Sendable, Equatable {
+    /// The identifier.
     public let id: InfluencerID
+    /// Instagram username.
     public let username: String
+    /// Display name.
     public let fullName: String?
+    /// Profile picture URL.
     public let profilePicURL: String?
+    /// Link in the profile.
     public let externalURL: String?
 
     /// Creates the summary.
@@ -57,17 +62,29 @@ public enum PostStatus: String, Sendable, CaseIterable {
 
 /// A group-buying offer of an influencer, as a given viewer sees it.
 public struct Post: Sendable, Equatable {
+    /// The identifier.
     public let id: PostID
+    /// What is on offer.
     public let productName: String
+    /// Price in won, when known.
     public let price: Int?
+    /// The category.
     public let category: Category
+    /// Image URL.
     public let displayURL: String?
+    /// Where to buy.
     public let groupBuyingURL: String?
+    /// When the buying window opens.
     public let groupBuyingStart: Date
+    /// When the buying window closes.
     public let groupBuyingEnd: Date
+    /// Number of likes.
     public let likesCount: Int
+    /// When the post was submitted.
     public let postedAt: Date
+    /// Who submitted the post, if the account still exists.
     public let submittedBy: UserID?
+    /// The influencer offering it.
     public let influencer: InfluencerSummary
     /// Whether the viewer likes the post.
     public let isLiked: Bool
@@ -94,13 +111,21 @@ public struct Post: Sendable, Equatable {
 
 /// The fields of a new post, validated by ``PostRules``.
 public struct NewPost: Sendable, Equatable {
+    /// The influencer offering it.
     public var influencerID: InfluencerID
+    /// What is on offer.
     public var productName: String
+    /// Price in won, when known.
     public var price: Int?
+    /// The category.
     public var category: CategoryID
+    /// When the buying window opens.
     public var groupBuyingStart: Date
+    /// When the buying window closes.
     public var groupBuyingEnd: Date
+    /// Image URL.
     public var displayURL: String?
+    /// Where to buy.
     public var groupBuyingURL: String?
 
     /// Creates the value.
@@ -119,12 +144,19 @@ public struct NewPost: Sendable, Equatable {
 
 /// Changes to a post; `nil` leaves a field as it is.
 public struct PostChanges: Sendable, Equatable {
+    /// What is on offer.
     public var productName: String?
+    /// Price in won, when known.
     public var price: Int?
+    /// The category.
     public var category: CategoryID?
+    /// When the buying window opens.
     public var groupBuyingStart: Date?
+    /// When the buying window closes.
     public var groupBuyingEnd: Date?
+    /// Image URL.
     public var displayURL: String?
+    /// Where to buy.
     public var groupBuyingURL: String?
 
     /// No changes.
