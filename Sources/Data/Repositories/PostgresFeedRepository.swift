@@ -123,7 +123,8 @@ public final class PostgresFeedRepository: FeedRepository {
                 """)
         }
         if let range = query.dateRange {
-            sql.where("p.group_buying_start < \(sql.bind(range.upperBound.end)) AND p.group_buying_end >= \(sql.bind(range.lowerBound.start))")
+            // Overlap of the window with [first day's start, last day's end), by the GiST index.
+            sql.where("tstzrange(p.group_buying_start, p.group_buying_end, '[]') && tstzrange(\(sql.bind(range.lowerBound.start)), \(sql.bind(range.upperBound.end)), '[)')")
         }
         if let status = query.status {
             // Bind only what each condition uses: an unused parameter has no type.
