@@ -156,3 +156,24 @@ final class AttemptCounter: Sendable {
     func increment() -> Int { count.withLock { $0 += 1; return $0 } }
     var value: Int { count.withLock { $0 } }
 }
+
+@Suite struct PostgresPoolQueueTests {
+    @Test func jobsThatWaitedTooLongForAConnectionFailInsteadOfRunning() async throws {
+        let database = try await TestDatabase.migrated()
+        let pool = PostgresPool(.init(url: database.url, size: 1, maxQueueWait: .milliseconds(200)))
+        let ran = AttemptCounter()
+
+        async let blocker: Void = pool.withConnection { connection in _ = try connection.query("SELECT pg_sleep(0.6)") }
+        try await Task.sleep(for: .milliseconds(50))
+        let late = await #expect(throws: PostgresError.self) {
+            try await pool.withConnection { _ in _ = ran.increment() }
+        }
+        try await blocker
+
+        #expect(late?.code == .poolTimeout)
+        #expect(ran.value == 0)
+        try await pool.ping()
+        await pool.close()
+        await database.drop()
+    }
+}

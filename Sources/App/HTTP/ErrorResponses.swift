@@ -15,6 +15,11 @@ struct ErrorResponses: Sendable {
             return response(for: error)
         case let error as AuthError:
             return response(for: error)
+        case let error as PostgresError where error.code == .poolTimeout:
+            logger.warning("database busy", ["request_id": .string(request.requestID)])
+            var response = HTTPResponse.error(status: 503, code: "database_busy", message: "The server is overloaded; retry shortly.")
+            response.headers.add("Retry-After", "1")
+            return response
         case let error as PostgresError where error.code == .connectionFailure || error.code == .poolClosed:
             logger.warning("database unavailable", ["request_id": .string(request.requestID), "error": .string(error.description)])
             return .error(status: 503, code: "database_unavailable", message: "The database is not reachable; retry shortly.")

@@ -7,7 +7,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case uniqueViolation, foreignKeyViolation, checkViolation, notNullViolation
-            case serializationFailure, deadlockDetected, connectionFailure, poolClosed
+            case serializationFailure, deadlockDetected, connectionFailure, poolClosed, poolTimeout
             case decoding, other
         }
         private let base: Base
@@ -29,6 +29,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         public static let connectionFailure = Code(.connectionFailure)
         /// The pool was closed before the work could run.
         public static let poolClosed = Code(.poolClosed)
+        /// The work waited too long in the pool's queue and was not run.
+        public static let poolTimeout = Code(.poolTimeout)
         /// A column value could not be decoded into the requested Swift type.
         public static let decoding = Code(.decoding)
         /// Any other SQLSTATE; see ``PostgresError/sqlState``.

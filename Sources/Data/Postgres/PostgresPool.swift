@@ -17,12 +17,17 @@ public final class PostgresPool: Sendable {
         public var size: Int
         /// Seconds libpq waits for a connection before failing.
         public var connectTimeoutSeconds: Int
+        /// Longest a job may wait in the queue for a connection; older jobs fail with
+        /// ``PostgresError/Code/poolTimeout`` instead of running for a caller that has
+        /// most likely given up (and delaying everyone queued behind it).
+        public var maxQueueWait: Duration
 
         /// Creates a configuration.
-        public init(url: String, size: Int = 4, connectTimeoutSeconds: Int = 5) {
+        public init(url: String, size: Int = 4, connectTimeoutSeconds: Int = 5, maxQueueWait: Duration = .seconds(10)) {
             self.url = url
             self.size = size
             self.connectTimeoutSeconds = connectTimeoutSeconds
+            self.maxQueueWait = maxQueueWait
         }
     }
 
@@ -54,7 +59,12 @@ public final class PostgresPool: Sendable {
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
+            let enqueued = ContinuousClock.now
             let accepted = queue.enqueue { connection, configuration in
+                guard ContinuousClock.now - enqueued <= configuration.maxQueueWait else {
+                    continuation.resume(throwing: PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection"))
+                    return
+                }
                 continuation.resume(with: Self.run(body, on: &connection, configuration: configuration))
             }
             if !accepted {
