@@ -165,6 +165,7 @@ import TestSupport
             repeat {
                 let response = try await app.send("GET", "/v1/posts?sort=\(sort)&limit=4" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
                 seen += self.ids(response)
+                #expect(response.json["total"] as? Int == ids.count + arrived.count, "\(sort) total from counters")
                 cursor = response.json["next_cursor"] as? String
                 if sort == "latest" && seen.count == 4 {
                     app.clock.advance(by: 60)

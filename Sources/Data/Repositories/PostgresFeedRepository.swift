@@ -153,12 +153,34 @@ public final class PostgresFeedRepository: FeedRepository {
             ORDER BY \(order) OFFSET \(sql.bind(offset)) LIMIT \(sql.bind(query.limit + 1))
             """, sql.parameters))
         let items = try rows.prefix(query.limit).map(PostRows.decode)
-        let total: Int = try connection.query("SELECT count(*)::int \(PostRows.joins) \(countWhere)", countParameters).first!.decode(0)
+        let total = try Self.counterTotal(query, day: day, now: now, connection)
+            ?? connection.query("SELECT count(*)::int \(PostRows.joins) \(countWhere)", countParameters).first!.decode(0)
         var next: FeedCursor?
         if query.sort != .default, rows.count > query.limit, let last = rows.prefix(query.limit).last {
             next = FeedCursor(sort: query.sort, key: try last.decode(18), id: try last.decode(0))
         }
         return FeedPage(items: items, total: total, nextCursor: next)
+    }
+
+    /// The total from counters when only a category narrows the feed (keyset sorts over
+    /// everything or over open posts); `nil` when the filters need counting.
+    private static func counterTotal(_ query: FeedQuery, day: KoreaDay, now: Date, _ connection: PostgresConnection) throws -> Int? {
+        guard query.search == nil, query.status == nil, query.dateRange == nil, query.influencer == nil else { return nil }
+        let category = query.category?.rawValue
+        switch query.sort {
+        case .latest, .popular:
+            return try connection.query(
+                "SELECT COALESCE(sum(post_count), 0)::int FROM category_post_counts WHERE ($1::text IS NULL OR category_id = $1)",
+                [category]).first!.decode(0)
+        case .endingSoon:
+            // Open now = open at midnight − closed since midnight (a small range).
+            return try connection.query("""
+                SELECT (SELECT COALESCE(sum(open_count), 0) FROM feed_open_counts WHERE day = $1::date AND ($3::text IS NULL OR category_id = $3))::int
+                     - (SELECT count(*) FROM posts WHERE group_buying_end >= $2 AND group_buying_end < $4 AND ($3::text IS NULL OR category_id = $3))::int
+                """, [day.description, day.start, category, now]).first!.decode(0)
+        case .default:
+            return nil
+        }
     }
 
     /// The ORDER BY for `query` and the sort-key column (as seconds or a count, for cursors);
