@@ -10,7 +10,10 @@ public struct ThrowawayCluster: Sendable {
 
     /// Initialises and starts a cluster with durability turned off (it is thrown away).
     public static func start() async throws -> ThrowawayCluster {
-        let directory = URL(fileURLWithPath: "/tmp/m09c-" + UUID().uuidString.prefix(8).lowercased(), isDirectory: true)
+        // Under the test command's own directory when it gives one, so that clusters a
+        // failing test never destroyed are stopped when the test command exits.
+        let root = ProcessInfo.processInfo.environment["MARKET09_THROWAWAY_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let directory = URL(fileURLWithPath: root + "/m09c-" + UUID().uuidString.prefix(8).lowercased(), isDirectory: true)
         let postgres = try EmbeddedPostgres(directory: directory, settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off"])
         try await BlockingWork.run(name: "test-cluster") {
             try postgres.start()
