@@ -70,11 +70,6 @@ public struct TestDatabase: Sendable {
         return url
     }
 
-    /// Runs `body` on a connection to the test cluster's maintenance database.
-    public static func adminQuery<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await admin(body)
-    }
-
     static func admin<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         let url = try adminURL()
         return try await BlockingWork.run(name: "test-admin") {

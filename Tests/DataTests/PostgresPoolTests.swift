@@ -7,32 +7,37 @@ import TestSupport
 @Suite struct PostgresPoolTests {
     @Test func parallelQueriesRunOnEveryConnectionAtOnce() async throws {
         let database = try await TestDatabase.migrated()
-        let name = database.name
+        // A gate: a separate session holds an exclusive advisory lock; every job waits for
+        // a shared one, so jobs pile up on their connections until the gate opens.
+        let gate = PostgresPool(.init(url: database.url, size: 1))
+        try await gate.withConnection { _ = try $0.query("SELECT pg_advisory_lock(4242)") }
 
         async let backendIDs = withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     try await database.pool.withConnection { connection in
-                        try connection.query("SELECT pg_backend_pid(), pg_sleep(0.5) /* parallel-probe */").first!.decode(0, as: Int.self)
+                        let pid = try connection.query("SELECT pg_backend_pid(), pg_advisory_lock_shared(4242) /* parallel-probe */").first!.decode(0, as: Int.self)
+                        _ = try connection.query("SELECT pg_advisory_unlock_shared(4242)")
+                        return pid
                     }
                 }
             }
             return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
         }
-        // Watch from outside the pool until all four connections are busy at once.
-        var mostAtOnce = 0
-        for _ in 0..<100 where mostAtOnce < 4 {
-            let active = try await TestDatabase.adminQuery { connection in
+        var waiting = 0
+        for _ in 0..<400 where waiting < 4 {
+            waiting = try await gate.withConnection { connection in
                 try connection.query(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE '%parallel-probe%' AND pid <> pg_backend_pid()",
-                    [name]).first!.decode(0, as: Int.self)
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%parallel-probe%' AND pid <> pg_backend_pid()"
+                ).first!.decode(0, as: Int.self)
             }
-            mostAtOnce = max(mostAtOnce, active)
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(25))
         }
+        try await gate.withConnection { _ = try $0.query("SELECT pg_advisory_unlock(4242)") }
 
+        #expect(waiting == 4, "all four connections were busy at once")
         #expect(try await backendIDs.count == 4)
-        #expect(mostAtOnce == 4)
+        await gate.close()
         await database.drop()
     }
 
