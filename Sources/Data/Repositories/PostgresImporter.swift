@@ -71,7 +71,12 @@ public struct PostgresImporter: Sendable {
     /// Upserts influencers in transactions of `batchSize` rows (one transaction if `atomic`;
     /// then any rejection rolls everything back).
     public func influencers(_ rows: [InfluencerImport], atomic: Bool, batchSize: Int = 500) async throws -> [ImportOutcome] {
-        try await run(rows, atomic: atomic, batchSize: batchSize) { row, connection in
+        try await run(rows, atomic: atomic, batchSize: batchSize) { batch, connection in
+            try batch.map { row in try Self.upsertInfluencer(row, connection) }
+        }
+    }
+
+    private static func upsertInfluencer(_ row: InfluencerImport, _ connection: PostgresConnection) throws -> ImportOutcome {
             guard let result = try connection.query("""
                 INSERT INTO influencers (username, full_name, profile_pic_url, external_url, biography, followers_count, category_id)
                 VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -86,7 +91,6 @@ public struct PostgresImporter: Sendable {
                 """, [row.username, row.fullName, row.profilePicURL, row.externalURL, row.biography, row.followersCount, row.category]).first
             else { return .unchanged }
             return try result.decode(0, as: Bool.self) ? .inserted : .updated
-        }
     }
 
     /// Upserts posts like ``influencers(_:atomic:batchSize:)``, a batch per statement: the
@@ -94,24 +98,7 @@ public struct PostgresImporter: Sendable {
     /// CONFLICT`, so counters and the feed order are maintained once per batch, not per row.
     /// Outcomes are reported in row order.
     public func posts(_ rows: [PostImport], atomic: Bool, batchSize: Int = 5_000) async throws -> [ImportOutcome] {
-        let batches = atomic ? [rows[...]] : stride(from: 0, to: rows.count, by: batchSize).map { rows[$0..<min($0 + batchSize, rows.count)] }
-        var outcomes: [ImportOutcome] = []
-        for batch in batches {
-            let batch = Array(batch)
-            outcomes += try await pool.withConnection { connection in
-                var result: [ImportOutcome] = []
-                do {
-                    try connection.transaction { connection in
-                        result = try Self.mergePosts(batch, connection)
-                        if atomic, result.contains(where: { if case .rejected = $0 { true } else { false } }) { throw AtomicRejection() }
-                    }
-                } catch is AtomicRejection {
-                    // Rolled back: the outcomes say what would have happened; nothing was written.
-                }
-                return result
-            }
-        }
-        return outcomes
+        try await run(rows, atomic: atomic, batchSize: batchSize) { batch, connection in try Self.mergePosts(batch, connection) }
     }
 
     private static func mergePosts(_ rows: [PostImport], _ connection: PostgresConnection) throws -> [ImportOutcome] {
@@ -166,27 +153,27 @@ public struct PostgresImporter: Sendable {
 
     private struct AtomicRejection: Error {}
 
+    /// Runs `merge` over batches of `batchSize` rows, each batch in its own transaction (one
+    /// transaction for everything when `atomic`, rolled back if any row is rejected; the
+    /// outcomes then say what would have happened, and nothing was written).
     private func run<Row: Sendable>(
         _ rows: [Row], atomic: Bool, batchSize: Int,
-        _ upsert: @escaping @Sendable (Row, PostgresConnection) throws -> ImportOutcome
+        _ merge: @escaping @Sendable ([Row], PostgresConnection) throws -> [ImportOutcome]
     ) async throws -> [ImportOutcome] {
         let batches = atomic ? [rows[...]] : stride(from: 0, to: rows.count, by: batchSize).map { rows[$0..<min($0 + batchSize, rows.count)] }
         var outcomes: [ImportOutcome] = []
         for batch in batches {
             let batch = Array(batch)
-            let result: [ImportOutcome] = try await pool.withConnection { connection in
+            outcomes += try await pool.withConnection { connection in
                 var results: [ImportOutcome] = []
                 do {
                     try connection.transaction { connection in
-                        for row in batch { results.append(try upsert(row, connection)) }
+                        results = try merge(batch, connection)
                         if atomic, results.contains(where: { if case .rejected = $0 { true } else { false } }) { throw AtomicRejection() }
                     }
-                } catch is AtomicRejection {
-                    // Rolled back: report what would have happened, nothing was written.
-                }
+                } catch is AtomicRejection {}
                 return results
             }
-            outcomes += result
         }
         return outcomes
     }
