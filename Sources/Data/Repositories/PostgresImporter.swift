@@ -77,20 +77,20 @@ public struct PostgresImporter: Sendable {
     }
 
     private static func upsertInfluencer(_ row: InfluencerImport, _ connection: PostgresConnection) throws -> ImportOutcome {
-            guard let result = try connection.query("""
-                INSERT INTO influencers (username, full_name, profile_pic_url, external_url, biography, followers_count, category_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7)
-                ON CONFLICT ON CONSTRAINT influencers_username_key DO UPDATE SET
-                    full_name = EXCLUDED.full_name, profile_pic_url = EXCLUDED.profile_pic_url, external_url = EXCLUDED.external_url,
-                    biography = EXCLUDED.biography, followers_count = EXCLUDED.followers_count, category_id = EXCLUDED.category_id
-                WHERE (influencers.full_name, influencers.profile_pic_url, influencers.external_url, influencers.biography,
-                       influencers.followers_count, influencers.category_id)
-                      IS DISTINCT FROM (EXCLUDED.full_name, EXCLUDED.profile_pic_url, EXCLUDED.external_url, EXCLUDED.biography,
-                                        EXCLUDED.followers_count, EXCLUDED.category_id)
-                RETURNING (xmax = 0)
-                """, [row.username, row.fullName, row.profilePicURL, row.externalURL, row.biography, row.followersCount, row.category]).first
-            else { return .unchanged }
-            return try result.decode(0, as: Bool.self) ? .inserted : .updated
+        guard let result = try connection.query("""
+            INSERT INTO influencers (username, full_name, profile_pic_url, external_url, biography, followers_count, category_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT ON CONSTRAINT influencers_username_key DO UPDATE SET
+                full_name = EXCLUDED.full_name, profile_pic_url = EXCLUDED.profile_pic_url, external_url = EXCLUDED.external_url,
+                biography = EXCLUDED.biography, followers_count = EXCLUDED.followers_count, category_id = EXCLUDED.category_id
+            WHERE (influencers.full_name, influencers.profile_pic_url, influencers.external_url, influencers.biography,
+                   influencers.followers_count, influencers.category_id)
+                  IS DISTINCT FROM (EXCLUDED.full_name, EXCLUDED.profile_pic_url, EXCLUDED.external_url, EXCLUDED.biography,
+                                    EXCLUDED.followers_count, EXCLUDED.category_id)
+            RETURNING (xmax = 0)
+            """, [row.username, row.fullName, row.profilePicURL, row.externalURL, row.biography, row.followersCount, row.category]).first
+        else { return .unchanged }
+        return try result.decode(0, as: Bool.self) ? .inserted : .updated
     }
 
     /// Upserts posts like ``influencers(_:atomic:batchSize:)``, a batch per statement: the
