@@ -1,4 +1,5 @@
-import App
+@testable import App
+import Domain
 import Data
 import Foundation
 import Testing
@@ -60,6 +61,22 @@ import TestSupport
         #expect(expired.errorCode == "token_expired")
         #expect(expired.header("WWW-Authenticate")?.contains(#"error="token_expired""#) == true)
         await app.close()
+    }
+
+    @Test func authenticatedTokensAreBoundedAndRefusalsAreNotRemembered() throws {
+        let tokens = AuthenticatedTokens(capacity: 3)
+        let principal = Principal(userID: UserID(rawValue: UUID()), sessionID: SessionID(rawValue: UUID()), role: .user, isAnonymous: true)
+        let entry = AuthenticatedTokens.Entry(
+            claims: AccessTokenClaims(iss: "i", aud: "a", sub: "s", sid: "d", role: "user", isAnonymous: true, iat: 0, exp: 1), principal: principal)
+        var calls = 0
+        for token in ["a", "b", "a", "c"] { _ = try tokens.entry(for: token) { calls += 1; return entry } }
+        #expect(calls == 3, "a second use of a token is answered from memory")
+        #expect(tokens.count == 3)
+        _ = try tokens.entry(for: "d") { entry }
+        #expect(tokens.count == 1, "reaching the capacity clears the map")
+        #expect(throws: AuthError.self) { try tokens.entry(for: "bad") { throw AuthError.invalidToken("no") } }
+        #expect(throws: AuthError.self) { try tokens.entry(for: "bad") { throw AuthError.invalidToken("no") } }
+        #expect(tokens.count == 1)
     }
 
     @Test func tokensSignedWithAPreviousKeyAreAcceptedAfterRotation() async throws {

@@ -1,12 +1,18 @@
 import Data
 import Domain
 import Foundation
+import Synchronization
 
 /// Turns a request's bearer token into a ``Principal``, or says exactly why not.
+///
+/// Checking a token's header, signature, issuer and audience depends only on the token
+/// and the keys, so the outcome for a token seen before is remembered (a bounded map,
+/// cleared when full). Expiry and revocation are checked on every request.
 public struct Authenticator: Sendable {
     private let codec: AccessTokenCodec
     private let revocations: SessionRevocations
     private let now: @Sendable () -> Date
+    private let remembered = AuthenticatedTokens(capacity: 10_000)
 
     /// Creates the authenticator.
     public init(codec: AccessTokenCodec, revocations: SessionRevocations, now: @escaping @Sendable () -> Date) {
@@ -23,20 +29,31 @@ public struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw AuthError.invalidToken("Authorization must be 'Bearer <token>'")
         }
-        let claims: AccessTokenClaims
+        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        let entry = try remembered.entry(for: token) { try Self.authenticate(token, codec: codec) }
         do {
-            claims = try codec.verify(String(parts[1]).trimmingCharacters(in: .whitespaces), now: now())
+            try codec.checkLifetime(entry.claims, now: now())
         } catch .expired {
             throw AuthError.tokenExpired
         } catch {
             throw AuthError.invalidToken(Self.describe(error))
         }
+        guard !revocations.isRevoked(entry.principal.sessionID) else { throw AuthError.sessionRevoked }
+        return entry.principal
+    }
+
+    private static func authenticate(_ token: String, codec: AccessTokenCodec) throws -> AuthenticatedTokens.Entry {
+        let claims: AccessTokenClaims
+        do {
+            claims = try codec.authenticate(token)
+        } catch {
+            throw AuthError.invalidToken(describe(error))
+        }
         guard let user = UUID(uuidString: claims.sub), let session = UUID(uuidString: claims.sid), let role = Role(rawValue: claims.role) else {
             throw AuthError.invalidToken("token claims are malformed")
         }
         let principal = Principal(userID: UserID(rawValue: user), sessionID: SessionID(rawValue: session), role: role, isAnonymous: claims.isAnonymous)
-        guard !revocations.isRevoked(principal.sessionID) else { throw AuthError.sessionRevoked }
-        return principal
+        return AuthenticatedTokens.Entry(claims: claims, principal: principal)
     }
 
     /// The access token for `session`, issued at its `issuedAt` (so a replayed refresh
@@ -61,4 +78,36 @@ public struct Authenticator: Sendable {
         case .wrongAudience: "token audience is not accepted"
         }
     }
+}
+
+/// Tokens whose header, signature, issuer and audience have been checked, with their
+/// principals. Bounded: cleared when it reaches `capacity` (about 1 KB per entry).
+/// Refused tokens are not remembered.
+final class AuthenticatedTokens: Sendable {
+    struct Entry: Sendable {
+        let claims: AccessTokenClaims
+        let principal: Principal
+    }
+
+    private let capacity: Int
+    private let entries = Mutex<[String: Entry]>([:])
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// The remembered entry for `token`, or the one `authenticate` makes (remembered when
+    /// it does not throw).
+    func entry(for token: String, authenticate: () throws -> Entry) throws -> Entry {
+        if let entry = entries.withLock({ $0[token] }) { return entry }
+        let entry = try authenticate()
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[token] = entry
+        }
+        return entry
+    }
+
+    /// How many tokens are remembered.
+    var count: Int { entries.withLock { $0.count } }
 }

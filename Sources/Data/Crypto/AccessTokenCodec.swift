@@ -103,6 +103,15 @@ public struct AccessTokenCodec: Sendable {
 
     /// The claims of `token` if it is ours, intact and current at `now`.
     public func verify(_ token: String, now: Date) throws(TokenVerificationError) -> AccessTokenClaims {
+        let claims = try authenticate(token)
+        try checkLifetime(claims, now: now)
+        return claims
+    }
+
+    /// The claims of `token` if it is ours and intact (header, signature, issuer,
+    /// audience), whatever the time. The answer depends only on the token and the keys, so
+    /// callers may remember it; ``checkLifetime(_:now:)`` must still run on every use.
+    public func authenticate(_ token: String) throws(TokenVerificationError) -> AccessTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2]),
@@ -115,10 +124,15 @@ public struct AccessTokenCodec: Sendable {
         guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload) else { throw .malformed }
         guard claims.iss == issuer else { throw .wrongIssuer }
         guard claims.aud == audience else { throw .wrongAudience }
+        return claims
+    }
+
+    /// Throws when `claims` are not current at `now` (issued in the future beyond the
+    /// allowed skew, or expired).
+    public func checkLifetime(_ claims: AccessTokenClaims, now: Date) throws(TokenVerificationError) {
         let seconds = Int(now.timeIntervalSince1970.rounded(.down))
         guard claims.iat <= seconds + skewSeconds else { throw .notYetValid }
         guard seconds < claims.exp else { throw .expired }
-        return claims
     }
 
     private struct Header: Decodable {
