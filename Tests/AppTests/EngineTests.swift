@@ -19,13 +19,13 @@ import TestSupport
             configure(&configuration)
             logs = LogCapture()
             let routes = [
-                Route("GET", "/hello") { _ in try .json(["hello": "세계"]) },
-                Route("POST", "/echo") { request in try .json(["bytes": request.body.count]) },
+                Route("GET", "/hello") { _ in .json(["hello": "세계"]) },
+                Route("POST", "/echo") { request in .json(["bytes": request.body.count]) },
                 Route("GET", "/slow") { _ in
                     try await Task.sleep(for: slowHandlerDelay)
-                    return try .json(["slow": true])
+                    return .json(["slow": true])
                 },
-                Route("GET", "/query") { request in try .json(request.query) },
+                Route("GET", "/query") { request in .json(request.query) },
             ]
             server = MicroHTTPServer(configuration: configuration, responder: RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger), logger: logs.logger)
             try server.start()

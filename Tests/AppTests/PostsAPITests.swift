@@ -109,10 +109,10 @@ import TestSupport
         let id = try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: user).json["id"] as? Int)
 
         let first = try await app.send("PUT", "/v1/posts/\(id)/like", token: user)
-        #expect(first.text == #"{"liked":true,"likes_count":1,"post_id":\#(id)}"#)
+        #expect(first.text == #"{"post_id":\#(id),"liked":true,"likes_count":1}"#)
         #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: user).json["likes_count"] as? Int == 1)
         #expect(try await app.send("GET", "/v1/posts/\(id)", token: user).json["is_liked"] as? Bool == true)
-        #expect(try await app.send("DELETE", "/v1/posts/\(id)/like", token: user).text == #"{"liked":false,"likes_count":0,"post_id":\#(id)}"#)
+        #expect(try await app.send("DELETE", "/v1/posts/\(id)/like", token: user).text == #"{"post_id":\#(id),"liked":false,"likes_count":0}"#)
         #expect(try await app.send("DELETE", "/v1/posts/\(id)/like", token: user).json["likes_count"] as? Int == 0)
         #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: anonymous).errorCode == "login_required")
         #expect(try await app.send("PUT", "/v1/posts/99999999/like", token: user).errorCode == "post_not_found")

@@ -68,11 +68,11 @@ import TestSupport
 
         let query = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/items"))
         #expect(query.status == 400)
-        #expect(String(decoding: query.body, as: UTF8.self) == #"{"error":"invalid_parameter","field":"limit","message":"limit must be between 1 and 50"}"#)
+        #expect(String(decoding: query.body, as: UTF8.self) == #"{"error":"invalid_parameter","message":"limit must be between 1 and 50","field":"limit"}"#)
 
         let body = await app.respond(to: HTTPRequest(method: "POST", path: "/v1/items"))
         #expect(body.status == 400)
-        #expect(String(decoding: body.body, as: UTF8.self) == #"{"error":"invalid_input","field":"price","message":"price must not be negative"}"#)
+        #expect(String(decoding: body.body, as: UTF8.self) == #"{"error":"invalid_input","message":"price must not be negative","field":"price"}"#)
     }
 
     @Test func preflightsAreAnsweredForAllowedOriginsOnly() async throws {
@@ -109,9 +109,13 @@ import TestSupport
         let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/categories"))
 
         #expect(response.status == 200)
-        let decoded = try JSONDecoder().decode(CategoryCountsResponse.self, from: response.body)
+        struct Counts: Decodable {
+            struct Count: Decodable { let id, name: String; let post_count, open_post_count: Int }
+            let data: [Count]
+        }
+        let decoded = try JSONDecoder().decode(Counts.self, from: response.body)
         #expect(decoded.data.map { "\($0.id)=\($0.name)" } == contractCategories.map { "\($0.id)=\($0.name)" })
-        #expect(decoded.data.allSatisfy { $0.postCount == 0 && $0.openPostCount == 0 })
+        #expect(decoded.data.allSatisfy { $0.post_count == 0 && $0.open_post_count == 0 })
         await database.drop()
     }
 }

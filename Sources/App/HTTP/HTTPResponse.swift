@@ -19,9 +19,9 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    /// A JSON response encoding `value`.
-    public static func json(_ value: some Encodable, status: Int = 200) throws -> HTTPResponse {
-        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", jsonContentType)]), body: try JSON.encoder.encode(value))
+    /// A JSON response with `value` as its body.
+    static func json(_ value: some JSONWritable, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", jsonContentType)]), body: JSONWriter.encode(value))
     }
 
     /// A response with no body (204, or 200 to a preflight).
@@ -31,29 +31,27 @@ public struct HTTPResponse: Sendable {
 
     /// The error body `{"error": code, "message": text, "field"?: name}` with `status`.
     public static func error(status: Int, code: String, message: String, field: String? = nil) -> HTTPResponse {
-        let body = ErrorBody(error: code, message: message, field: field)
-        // Encoding three strings cannot fail; fall back to a fixed body rather than trap.
-        let data = (try? JSON.encoder.encode(body)) ?? Data(#"{"error":"internal_error","message":"error body could not be encoded"}"#.utf8)
-        return HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", jsonContentType)]), body: data)
+        json(ErrorBody(error: code, message: message, field: field), status: status)
     }
 }
 
-/// The wire shape of every error.
-struct ErrorBody: Codable, Equatable {
+/// The wire shape of every error (`field` only when a field is at fault).
+struct ErrorBody: JSONWritable {
     let error: String
     let message: String
     let field: String?
+
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("error", error)
+            json.field("message", message)
+            if let field { json.field("field", field) }
+        }
+    }
 }
 
-/// The JSON coders every handler uses, configured once.
+/// The JSON decoder every handler uses for request bodies, configured once.
 enum JSON {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 extension HTTPRequest {
@@ -19,14 +20,35 @@ extension HTTPRequest {
     }
 }
 
-/// Dates on the wire: ISO 8601 with the Korea offset on output; any offset (or `Z`) on
-/// input, with or without fractional seconds.
+/// Dates on the wire: ISO 8601 to the second with the Korea offset on output (`Z` for
+/// account timestamps); any offset (or `Z`) on input, with or without fractional seconds.
 enum WireDate {
-    private static let korea = TimeZone(secondsFromGMT: 9 * 3600)!
-    private static let output = Date.ISO8601FormatStyle(timeSeparator: .colon, timeZoneSeparator: .colon, timeZone: korea)
-
-    static func format(_ date: Date) -> String {
-        date.formatted(output)
+    /// `2026-12-01T10:00:00+09:00`; `2026-12-01T01:00:00Z` with `koreaOffset: false`.
+    static func format(_ date: Date, koreaOffset: Bool = true) -> String {
+        let offset = koreaOffset ? 9 * 3600 : 0
+        var seconds = Int(date.timeIntervalSince1970.rounded(.down)) + offset
+        let days = CivilDate.floorDivide(seconds, 86_400)
+        seconds -= days * 86_400
+        let (year, month, day) = CivilDate.date(fromDays: days)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(25)
+        CivilDate.appendPadded(year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        CivilDate.appendPadded(month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        CivilDate.appendPadded(day, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        CivilDate.appendPadded(seconds / 3600, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        CivilDate.appendPadded(seconds / 60 % 60, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        CivilDate.appendPadded(seconds % 60, width: 2, to: &bytes)
+        if koreaOffset {
+            bytes.append(contentsOf: "+09:00".utf8)
+        } else {
+            bytes.append(UInt8(ascii: "Z"))
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses input; 400 naming `field` when it is not ISO 8601 with an offset.

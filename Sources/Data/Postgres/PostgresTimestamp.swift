@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Converts between `Date` and the text form of `timestamptz` without `DateFormatter`,
@@ -9,9 +10,9 @@ enum PostgresTimestamp {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
         var seconds = Int((micros / 1_000_000).rounded(.down))
         let fraction = Int(micros) - seconds * 1_000_000
-        let days = floorDivide(seconds, 86_400)
+        let days = CivilDate.floorDivide(seconds, 86_400)
         seconds -= days * 86_400
-        let (year, month, day) = civilDate(fromDays: days)
+        let (year, month, day) = CivilDate.date(fromDays: days)
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))Z"
     }
 
@@ -53,41 +54,15 @@ enum PostgresTimestamp {
             offset = sign * (hours * 3600 + minutes * 60 + seconds)
         }
         guard scanner.atEnd else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.days(year: year, month: month, day: day)
         let total = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(total) + Double(micros) / 1_000_000)
     }
 
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDivide(y, 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The proleptic Gregorian date `days` after 1970-01-01.
-    static func civilDate(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func floorDivide(_ a: Int, _ b: Int) -> Int {
-        a >= 0 ? a / b : (a - b + 1) / b
-    }
-
     private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        var bytes: [UInt8] = []
+        CivilDate.appendPadded(value, width: width, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

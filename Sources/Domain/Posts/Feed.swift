@@ -15,15 +15,21 @@ public struct KoreaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Parses `YYYY-MM-DD`.
     public init?(_ text: String) {
-        let parts = text.split(separator: "-")
-        guard text.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
-        var components = DateComponents()
-        (components.year, components.month, components.day) = (year, month, day)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 9 * 3600)!
-        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
-        start = date
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              let year = Self.number(bytes[0..<4]), let month = Self.number(bytes[5..<7]), let day = Self.number(bytes[8..<10]),
+              CivilDate.isValid(year: year, month: month, day: day)
+        else { return nil }
+        start = Date(timeIntervalSince1970: TimeInterval(CivilDate.days(year: year, month: month, day: day) * 86_400) - Self.offset)
+    }
+
+    private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
+        var value = 0
+        for digit in digits {
+            guard (48...57).contains(digit) else { return nil }
+            value = value * 10 + Int(digit - 48)
+        }
+        return value
     }
 
     /// The next day.
@@ -35,10 +41,16 @@ public struct KoreaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 9 * 3600)!
-        let parts = calendar.dateComponents([.year, .month, .day], from: start)
-        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        let days = Int(((start.timeIntervalSince1970 + Self.offset) / 86_400).rounded(.down))
+        let (year, month, day) = CivilDate.date(fromDays: days)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(10)
+        CivilDate.appendPadded(year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        CivilDate.appendPadded(month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        CivilDate.appendPadded(day, width: 2, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func < (lhs: KoreaDay, rhs: KoreaDay) -> Bool { lhs.start < rhs.start }

@@ -15,12 +15,12 @@ struct AuthController: Sendable {
         return [
             Route("POST", "/auth/anonymous") { request in
                 try limits.anonymousSignUps.record(limits.clientAddress.of(request))
-                return try session(try await authentication.signInAnonymously(), status: 201)
+                return session(try await authentication.signInAnonymously(), status: 201)
             },
             Route("POST", "/auth/signup") { request in
                 try limits.tokenRequests.record(limits.clientAddress.of(request))
                 let body = try request.decodeBody(SignUpRequest.self)
-                return try session(try await authentication.signUp(email: body.email, password: body.password, nickname: body.nickname), status: 201)
+                return session(try await authentication.signUp(email: body.email, password: body.password, nickname: body.nickname), status: 201)
             },
             Route("POST", "/auth/token") { request in try await token(request) },
             authenticated.route("POST", "/auth/upgrade") { request, principal in try await upgrade(request, principal) },
@@ -44,16 +44,16 @@ struct AuthController: Sendable {
             let email = try required(body.email, "email").trimmingCharacters(in: .whitespaces).lowercased()
             try limits.failedPasswordSignIns.check(email)
             do {
-                return try session(try await authentication.signIn(email: email, password: try required(body.password, "password")))
+                return session(try await authentication.signIn(email: email, password: try required(body.password, "password")))
             } catch AuthError.invalidCredentials {
                 try? limits.failedPasswordSignIns.record(email)
                 throw AuthError.invalidCredentials
             }
         case "refresh_token":
-            return try session(try await authentication.refresh(refreshToken: try required(body.refreshToken, "refresh_token")))
+            return session(try await authentication.refresh(refreshToken: try required(body.refreshToken, "refresh_token")))
         case "id_token":
             let provider = try provider(body.provider, allowing: [.google, .apple])
-            return try session(try await authentication.signIn(provider: provider, idToken: try required(body.idToken, "id_token"), nonce: body.nonce))
+            return session(try await authentication.signIn(provider: provider, idToken: try required(body.idToken, "id_token"), nonce: body.nonce))
         default:
             throw APIError.invalidBody("grant_type must be password, refresh_token or id_token", field: "grant_type")
         }
@@ -70,12 +70,12 @@ struct AuthController: Sendable {
         }
         let issued = try await authentication.upgrade(principal, with: credential, merge: body.merge ?? false)
         revocations.insert([principal.sessionID])
-        return try session(issued)
+        return session(issued)
     }
 
-    private func session(_ issued: IssuedSession, status: Int = 200) throws -> HTTPResponse {
+    private func session(_ issued: IssuedSession, status: Int = 200) -> HTTPResponse {
         let (token, expiresAt) = authenticator.accessToken(for: issued, lifetime: settings.accessTokenLifetime)
-        return try .json(SessionResponse(accessToken: token, expiresIn: settings.accessTokenLifetime, expiresAt: expiresAt,
+        return .json(SessionResponse(accessToken: token, expiresIn: settings.accessTokenLifetime, expiresAt: expiresAt,
                                          refreshToken: issued.refreshToken, user: UserResponse(user: issued.user)), status: status)
     }
 }

@@ -2,58 +2,55 @@ import Domain
 import Foundation
 
 /// The session a sign-in, sign-up, refresh or upgrade answers with.
-struct SessionResponse: Encodable {
+struct SessionResponse: JSONWritable {
     let accessToken: String
-    let tokenType = "bearer"
     let expiresIn: Int
     let expiresAt: Int
     let refreshToken: String
     let user: UserResponse
 
-    enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
-        case expiresAt = "expires_at", refreshToken = "refresh_token", user
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("access_token", accessToken)
+            json.field("token_type", "bearer")
+            json.field("expires_in", expiresIn)
+            json.field("expires_at", expiresAt)
+            json.field("refresh_token", refreshToken)
+            json.field("user", user)
+        }
     }
 }
 
 /// A user inside a session response; absent values are explicit `null`s.
-struct UserResponse: Encodable {
+struct UserResponse: JSONWritable {
     let user: User
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(user.id.description, forKey: .id)
-        try container.encode(user.isAnonymous, forKey: .isAnonymous)
-        try container.encode(user.role.rawValue, forKey: .role)
-        try container.encode(user.nickname, forKey: .nickname)
-        try container.encode(user.email, forKey: .email)
-        try container.encode(user.provider?.rawValue, forKey: .provider)
-        try container.encode(user.createdAt, forKey: .createdAt)
-    }
-
-    private enum Keys: String, CodingKey {
-        case id, role, nickname, email, provider
-        case isAnonymous = "is_anonymous", createdAt = "created_at"
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("id", user.id.description)
+            json.field("is_anonymous", user.isAnonymous)
+            json.field("role", user.role.rawValue)
+            json.field("nickname", user.nickname)
+            json.field("email", user.email)
+            json.field("provider", user.provider?.rawValue)
+            json.field("created_at", WireDate.format(user.createdAt, koreaOffset: false))
+        }
     }
 }
 
 /// `GET /v1/me` for a permanent user.
-struct ProfileResponse: Encodable {
+struct ProfileResponse: JSONWritable {
     let user: User
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(user.id.description, forKey: .id)
-        try container.encode(user.nickname, forKey: .nickname)
-        try container.encode(user.profileURL, forKey: .profileURL)
-        try container.encode(user.provider?.rawValue, forKey: .provider)
-        try container.encode(user.email, forKey: .email)
-        try container.encode(user.createdAt, forKey: .createdAt)
-    }
-
-    private enum Keys: String, CodingKey {
-        case id, nickname, provider, email
-        case profileURL = "profile_url", createdAt = "created_at"
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("id", user.id.description)
+            json.field("nickname", user.nickname)
+            json.field("profile_url", user.profileURL)
+            json.field("provider", user.provider?.rawValue)
+            json.field("email", user.email)
+            json.field("created_at", WireDate.format(user.createdAt, koreaOffset: false))
+        }
     }
 }
 

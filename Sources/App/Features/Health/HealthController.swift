@@ -19,7 +19,7 @@ struct HealthController: Sendable {
 
     var routes: [Route] {
         [
-            Route("GET", "/health") { _ in try .json(Status(status: "ok")) },
+            Route("GET", "/health") { _ in .json(Status(status: "ok")) },
             Route("GET", "/ready") { request in try await ready(request) },
         ]
     }
@@ -27,14 +27,18 @@ struct HealthController: Sendable {
     private func ready(_ request: HTTPRequest) async throws -> HTTPResponse {
         do {
             try await readiness.check()
-            return try .json(Status(status: "ready"))
+            return .json(Status(status: "ready"))
         } catch {
             logger.warning("readiness check failed", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])
             return .error(status: 503, code: "database_unavailable", message: "The database is not reachable.")
         }
     }
 
-    private struct Status: Encodable {
+    private struct Status: JSONWritable {
         let status: String
+
+        func write(to json: inout JSONWriter) {
+            json.object { json in json.field("status", status) }
+        }
     }
 }

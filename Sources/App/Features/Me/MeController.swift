@@ -11,11 +11,11 @@ struct MeController: Sendable {
         return [
             authenticated.route("GET", "/me") { _, principal in
                 guard let user = try await profiles.profile(of: principal) else { return .empty(status: 204) }
-                return try .json(ProfileResponse(user: user))
+                return .json(ProfileResponse(user: user))
             },
             authenticated.permanent("PATCH", "/me") { request, principal in
                 let body = try request.decodeBody(ProfileUpdateRequest.self)
-                return try .json(ProfileResponse(user: try await profiles.update(principal, nickname: body.nickname, profileURL: body.profileURL)))
+                return .json(ProfileResponse(user: try await profiles.update(principal, nickname: body.nickname, profileURL: body.profileURL)))
             },
             authenticated.route("DELETE", "/me") { _, principal in
                 try await profiles.delete(principal)

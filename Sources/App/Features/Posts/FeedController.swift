@@ -14,10 +14,10 @@ struct FeedController: Sendable {
         return [
             authenticated.route("GET", "/posts") { request, viewer in
                 let query = try await FeedParameters.parse(request, categories: categories)
-                return try .json(Self.response(try await feed.page(query, viewer: viewer), query: query, now: now()))
+                return .json(Self.response(try await feed.page(query, viewer: viewer), query: query, now: now()))
             },
             Route("GET", "/categories") { _ in
-                try .json(CategoryCountsResponse(data: try await feed.categories().map(CategoryCountResponse.init)))
+                .json(CategoryCountsResponse(data: try await feed.categories().map(CategoryCountResponse.init)))
             },
         ]
     }
@@ -92,26 +92,26 @@ enum FeedParameters {
 }
 
 /// A category with counts.
-struct CategoryCountResponse: Codable, Equatable {
-    let id: String
-    let name: String
-    let postCount: Int
-    let openPostCount: Int
+struct CategoryCountResponse: JSONWritable {
+    let count: CategoryCount
 
-    enum CodingKeys: String, CodingKey {
-        case id, name
-        case postCount = "post_count", openPostCount = "open_post_count"
-    }
+    init(_ count: CategoryCount) { self.count = count }
 
-    init(_ count: CategoryCount) {
-        id = count.category.id.rawValue
-        name = count.category.name
-        postCount = count.postCount
-        openPostCount = count.openPostCount
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("id", count.category.id.rawValue)
+            json.field("name", count.category.name)
+            json.field("post_count", count.postCount)
+            json.field("open_post_count", count.openPostCount)
+        }
     }
 }
 
 /// `{"data": [...]}` of `/v1/categories`.
-struct CategoryCountsResponse: Codable, Equatable {
+struct CategoryCountsResponse: JSONWritable {
     let data: [CategoryCountResponse]
+
+    func write(to json: inout JSONWriter) {
+        json.object { json in json.field("data", data) }
+    }
 }

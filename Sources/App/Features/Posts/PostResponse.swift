@@ -2,50 +2,49 @@ import Domain
 import Foundation
 
 /// The wire form of a post (the app's field names; absent values are explicit `null`s).
-struct PostResponse: Encodable {
+struct PostResponse: JSONWritable {
     let post: Post
     let now: Date
     var rank: Int?
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(post.id.rawValue, forKey: .id)
-        try container.encode(post.productName, forKey: .productName)
-        try container.encode(post.price, forKey: .price)
-        try container.encode(post.category.id.rawValue, forKey: .category)
-        try container.encode(post.category.name, forKey: .categoryName)
-        try container.encode(post.displayURL, forKey: .displayURL)
-        try container.encode(post.groupBuyingURL, forKey: .groupBuyingURL)
-        try container.encode(WireDate.format(post.groupBuyingStart), forKey: .groupBuyingStart)
-        try container.encode(WireDate.format(post.groupBuyingEnd), forKey: .groupBuyingEnd)
-        try container.encode(PostStatus(start: post.groupBuyingStart, end: post.groupBuyingEnd, now: now).rawValue, forKey: .status)
-        try container.encode(post.likesCount, forKey: .likesCount)
-        try container.encode(WireDate.format(post.postedAt), forKey: .postedAt)
-        var influencer = container.nestedContainer(keyedBy: InfluencerKeys.self, forKey: .influencer)
-        try influencer.encode(post.influencer.id.rawValue, forKey: .id)
-        try influencer.encode(post.influencer.username, forKey: .username)
-        try influencer.encode(post.influencer.fullName, forKey: .fullName)
-        try influencer.encode(post.influencer.profilePicURL, forKey: .profilePicURL)
-        try influencer.encode(post.influencer.externalURL, forKey: .externalURL)
-        try container.encode(post.isLiked, forKey: .isLiked)
-        if let rank { try container.encode(rank, forKey: .rank) }
-    }
-
-    private enum Keys: String, CodingKey {
-        case id, price, category, status, influencer, rank
-        case productName = "product_name", categoryName = "category_name", displayURL = "display_url"
-        case groupBuyingURL = "group_buying_url", groupBuyingStart = "group_buying_start", groupBuyingEnd = "group_buying_end"
-        case likesCount = "likes_count", postedAt = "posted_at", isLiked = "is_liked"
-    }
-
-    private enum InfluencerKeys: String, CodingKey {
-        case id, username
-        case fullName = "full_name", profilePicURL = "profile_pic_url", externalURL = "external_url"
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("id", post.id.rawValue)
+            json.field("product_name", post.productName)
+            json.field("price", post.price)
+            json.field("category", post.category.id.rawValue)
+            json.field("category_name", post.category.name)
+            json.field("display_url", post.displayURL)
+            json.field("group_buying_url", post.groupBuyingURL)
+            json.field("group_buying_start", WireDate.format(post.groupBuyingStart))
+            json.field("group_buying_end", WireDate.format(post.groupBuyingEnd))
+            json.field("status", PostStatus(start: post.groupBuyingStart, end: post.groupBuyingEnd, now: now).rawValue)
+            json.field("likes_count", post.likesCount)
+            json.field("posted_at", WireDate.format(post.postedAt))
+            json.field("influencer", InfluencerSummaryResponse(summary: post.influencer))
+            json.field("is_liked", post.isLiked)
+            if let rank { json.field("rank", rank) }
+        }
     }
 }
 
-/// `{data, total, page, limit, has_next}`.
-struct PostPageResponse: Encodable {
+/// The influencer inside a post.
+struct InfluencerSummaryResponse: JSONWritable {
+    let summary: InfluencerSummary
+
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("id", summary.id.rawValue)
+            json.field("username", summary.username)
+            json.field("full_name", summary.fullName)
+            json.field("profile_pic_url", summary.profilePicURL)
+            json.field("external_url", summary.externalURL)
+        }
+    }
+}
+
+/// `{data, total, page, limit, has_next}`, and `next_cursor` for keyset sorts.
+struct PostPageResponse: JSONWritable {
     let data: [PostResponse]
     let total: Int
     let page: Int
@@ -53,26 +52,39 @@ struct PostPageResponse: Encodable {
     let hasNext: Bool
     var nextCursor: String?
 
-    enum CodingKeys: String, CodingKey {
-        case data, total, page, limit
-        case hasNext = "has_next", nextCursor = "next_cursor"
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("data", data)
+            json.field("total", total)
+            json.field("page", page)
+            json.field("limit", limit)
+            json.field("has_next", hasNext)
+            if let nextCursor { json.field("next_cursor", nextCursor) }
+        }
     }
 }
 
 /// `{data}` of the Top 10.
-struct PostListResponse: Encodable {
+struct PostListResponse: JSONWritable {
     let data: [PostResponse]
+
+    func write(to json: inout JSONWriter) {
+        json.object { json in json.field("data", data) }
+    }
 }
 
 /// The answer to like / unlike.
-struct LikeResponse: Encodable {
+struct LikeResponse: JSONWritable {
     let postID: Int
     let liked: Bool
     let likesCount: Int
 
-    enum CodingKeys: String, CodingKey {
-        case liked
-        case postID = "post_id", likesCount = "likes_count"
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("post_id", postID)
+            json.field("liked", liked)
+            json.field("likes_count", likesCount)
+        }
     }
 }
 

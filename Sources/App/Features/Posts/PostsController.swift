@@ -15,10 +15,10 @@ struct PostsController: Sendable {
                 let category = try await request.query["category"].asyncMap { try await categories.resolve($0) }
                 let top = try await posts.top10(category: category, viewer: viewer)
                 let now = now()
-                return try .json(PostListResponse(data: top.enumerated().map { PostResponse(post: $1, now: now, rank: $0 + 1) }))
+                return .json(PostListResponse(data: top.enumerated().map { PostResponse(post: $1, now: now, rank: $0 + 1) }))
             },
             authenticated.route("GET", "/posts/{id}") { request, viewer in
-                try .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now()))
+                .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now()))
             },
             authenticated.permanent("POST", "/posts") { request, user in
                 let body = try request.decodeBody(CreatePostRequest.self)
@@ -28,7 +28,7 @@ struct PostsController: Sendable {
                     groupBuyingStart: try WireDate.parse(body.groupBuyingStart, field: "group_buying_start"),
                     groupBuyingEnd: try WireDate.parse(body.groupBuyingEnd, field: "group_buying_end"),
                     displayURL: body.displayURL, groupBuyingURL: body.groupBuyingURL)
-                return try .json(PostResponse(post: try await posts.create(post, by: user), now: now()), status: 201)
+                return .json(PostResponse(post: try await posts.create(post, by: user), now: now()), status: 201)
             },
             authenticated.permanent("PATCH", "/posts/{id}") { request, user in
                 let id = PostID(rawValue: try request.pathID())
@@ -41,7 +41,7 @@ struct PostsController: Sendable {
                 changes.groupBuyingEnd = try body.groupBuyingEnd.map { try WireDate.parse($0, field: "group_buying_end") }
                 changes.displayURL = body.displayURL
                 changes.groupBuyingURL = body.groupBuyingURL
-                return try .json(PostResponse(post: try await posts.update(id, changes: changes, by: user), now: now()))
+                return .json(PostResponse(post: try await posts.update(id, changes: changes, by: user), now: now()))
             },
             authenticated.permanent("DELETE", "/posts/{id}") { request, user in
                 try await posts.delete(PostID(rawValue: try request.pathID()), by: user)
@@ -49,18 +49,18 @@ struct PostsController: Sendable {
             },
             authenticated.permanent("PUT", "/posts/{id}/like") { request, user in
                 let id = try request.pathID()
-                return try .json(LikeResponse(postID: id, liked: true, likesCount: try await posts.like(PostID(rawValue: id), by: user)))
+                return .json(LikeResponse(postID: id, liked: true, likesCount: try await posts.like(PostID(rawValue: id), by: user)))
             },
             authenticated.permanent("DELETE", "/posts/{id}/like") { request, user in
                 let id = try request.pathID()
-                return try .json(LikeResponse(postID: id, liked: false, likesCount: try await posts.unlike(PostID(rawValue: id), by: user)))
+                return .json(LikeResponse(postID: id, liked: false, likesCount: try await posts.unlike(PostID(rawValue: id), by: user)))
             },
             authenticated.route("GET", "/me/likes") { request, viewer in
                 let page = try request.queryInteger("page", in: 1...100_000, default: 1)
                 let limit = try request.queryInteger("limit", in: 1...50, default: 20)
                 let liked = try await posts.liked(by: viewer, page: page, limit: limit)
                 let now = now()
-                return try .json(PostPageResponse(data: liked.items.map { PostResponse(post: $0, now: now) }, total: liked.total,
+                return .json(PostPageResponse(data: liked.items.map { PostResponse(post: $0, now: now) }, total: liked.total,
                                                   page: page, limit: limit, hasNext: page * limit < liked.total))
             },
         ]
