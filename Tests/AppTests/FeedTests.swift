@@ -52,6 +52,16 @@ import TestSupport
         #expect(Set(first.prefix(20)) == Set(open))
         #expect(Array(first.suffix(10)) == closed)
         #expect(try await app.send("GET", "/v1/posts?limit=50", token: token).json["total"] as? Int == 30)
+        #expect(try await pageAll(app, "/v1/posts?category=food", token: token) == first, "one category holds them all")
+        let empty = try await app.send("GET", "/v1/posts?category=beauty", token: token)
+        #expect(empty.json["total"] as? Int == 0 && ids(empty).isEmpty && empty.json["has_next"] as? Bool == false)
+        let beyond = try await app.send("GET", "/v1/posts?limit=7&page=9", token: token)
+        #expect(beyond.json["total"] as? Int == 30 && ids(beyond).isEmpty, "a page past the end keeps the total")
+        let (_, member) = try await app.user()
+        #expect(try await app.send("PUT", "/v1/posts/\(closed[3])/like", token: member).status == 200)
+        let liked = try await app.send("GET", "/v1/posts?limit=7&page=4", token: member)
+        let flags = (liked.json["data"] as? [[String: any Sendable]])?.map { $0["is_liked"] as? Bool } ?? []
+        #expect(ids(liked) == Array(first[21...27]) && flags == (21...27).map { first[$0] == closed[3] }, "is_liked for the viewer")
 
         app.clock.advance(by: 3 * 3600)
         #expect(try await pageAll(app, "/v1/posts", token: token) == first, "stable within the day even as posts close")
@@ -140,6 +150,13 @@ import TestSupport
         #expect(try await found("status=closed") == [ids[3]])
         #expect(try await found("date_from=2026-12-03&date_to=2026-12-04") == [ids[2], ids[0]])
         #expect(try await total("date_from=2026-12-03&date_to=2026-12-04") == 2)
+        // Pages past the end still carry the exact total (counted, or from counters).
+        #expect(try await found("search=vitamin&page=2").isEmpty)
+        #expect(try await total("search=vitamin&page=2") == 1)
+        #expect(try await total("category=camping&status=closed&limit=1&page=3") == 1)
+        #expect(try await total("sort=latest&category=camping&page=5") == 2)
+        #expect(try await total("sort=ending_soon&category=food&page=5") == 2)
+        #expect(try await total("sort=ending_soon&category=food") == 2)
 
         for (query, field) in [("page=0", "page"), ("limit=51", "limit"), ("category=toys", "category"), ("status=soon", "status"),
                                ("sort=random", "sort"), ("date_from=2026-12-01", "date_to"), ("date_from=2026-13-01&date_to=2026-12-01", "date_from"),

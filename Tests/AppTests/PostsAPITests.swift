@@ -116,6 +116,7 @@ import TestSupport
         #expect(try await app.send("DELETE", "/v1/posts/\(id)/like", token: user).json["likes_count"] as? Int == 0)
         #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: anonymous).errorCode == "login_required")
         #expect(try await app.send("PUT", "/v1/posts/99999999/like", token: user).errorCode == "post_not_found")
+        #expect(try await app.send("DELETE", "/v1/posts/99999999/like", token: user).errorCode == "post_not_found")
         await app.close()
     }
 

@@ -80,11 +80,22 @@ public final class PostgresPool: Sendable {
         maxAttempts: Int = 3,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
+        try await statement(maxAttempts: maxAttempts) { connection in try connection.transaction(body) }
+    }
+
+    /// Runs `body`, whose single statement is its own transaction (no BEGIN/COMMIT round
+    /// trips), running it again (up to `maxAttempts` times) when PostgreSQL reports a
+    /// serialization failure or deadlock.
+    @discardableResult
+    public func statement<T: Sendable>(
+        maxAttempts: Int = 3,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         try await withConnection { connection in
             var attempt = 1
             while true {
                 do {
-                    return try connection.transaction(body)
+                    return try body(connection)
                 } catch let error as PostgresError where error.isTransient && attempt < maxAttempts {
                     attempt += 1
                 }

@@ -72,37 +72,30 @@ public final class PostgresFeedRepository: FeedRepository {
     // MARK: - The unfiltered default feed
 
     private static func dailyOrder(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
-        let category = query.category?.rawValue
-        let categoryFilter = category == nil ? "" : " AND category_id = $2"
-        let parameters: [any PostgresEncodable] = category.map { [day.description, $0] } ?? [day.description]
-        let openCount: Int = try connection.query(
-            "SELECT COALESCE(sum(open_count), 0)::int FROM feed_open_counts WHERE day = $1::date\(categoryFilter)", parameters).first!.decode(0)
-        let total: Int = try connection.query(
-            "SELECT COALESCE(sum(post_count), 0)::int FROM category_post_counts" + (category == nil ? "" : " WHERE category_id = $1"),
-            category.map { [$0] } ?? []).first!.decode(0)
-        let offset = (query.page - 1) * query.limit
-        var items: [Post] = []
-        if offset < openCount {
-            let viewerIndex = parameters.count + 3
-            // Page the narrow index first, then join only the rows of the page.
-            items = try connection.query("""
-                SELECT \(PostRows.columns(viewer: viewerIndex))
-                FROM (SELECT post_id, rank FROM feed_ranks WHERE day = $1::date\(category == nil ? "" : " AND category_id = $2")
-                      ORDER BY rank, post_id OFFSET $\(parameters.count + 1) LIMIT $\(parameters.count + 2)) r
-                JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
-                ORDER BY r.rank, r.post_id
-                """, parameters + [offset, query.limit, viewer?.rawValue]).map(PostRows.decode)
+        // One statement: the total from counters, the page's ids from feed_default_page
+        // (migration 0007), joined to their posts. An empty page still returns the total.
+        // Two texts rather than a nullable category parameter, so each has its own plan.
+        var parameters: [any PostgresEncodable] = [day.description, day.start, (query.page - 1) * query.limit, query.limit, viewer?.rawValue]
+        var category = "NULL::text"
+        var totals = "category_post_counts"
+        if let id = query.category?.rawValue {
+            parameters.append(id)
+            category = "$6"
+            totals += " WHERE category_id = $6"
         }
-        if items.count < query.limit {
-            let closedOffset = max(0, offset - openCount)
-            let base: [any PostgresEncodable] = [day.start, closedOffset, query.limit - items.count, viewer?.rawValue]
-            items += try connection.query("""
-                SELECT \(PostRows.columns(viewer: 4))
-                FROM (SELECT id FROM posts WHERE group_buying_end < $1\(category == nil ? "" : " AND category_id = $5")
-                      ORDER BY group_buying_end DESC, id DESC OFFSET $2 LIMIT $3) page
-                JOIN posts p ON p.id = page.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
-                ORDER BY p.group_buying_end DESC, p.id DESC
-                """, base + (category.map { [$0] } ?? [])).map(PostRows.decode)
+        let rows = try connection.query("""
+            SELECT t.total, \(PostRows.columns(viewer: 5))
+            FROM (SELECT COALESCE(sum(post_count), 0)::int AS total FROM \(totals)) t
+            LEFT JOIN (feed_default_page($1::date, $2, \(category), $3, $4) r
+                       JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id
+                       JOIN categories c ON c.id = p.category_id) ON true
+            ORDER BY r.ordinal
+            """, parameters)
+        var total = 0
+        var items: [Post] = []
+        for row in rows {
+            total = try row.decode(0)
+            if try row.decode(1, as: Int?.self) != nil { items.append(try PostRows.decode(row, from: 1)) }
         }
         return FeedPage(items: items, total: total, nextCursor: nil)
     }
@@ -145,39 +138,52 @@ public final class PostgresFeedRepository: FeedRepository {
         let countWhere = sql.whereClause
         let countParameters = sql.parameters
         let (order, keyColumn) = try Self.order(query, day: day, sql: &sql)
+        // The total rides along as an uncorrelated subquery (evaluated once): from counters
+        // when only a category narrows the feed, by counting the matches otherwise.
+        let total = Self.counterTotal(query, day: day, now: now, sql: &sql) ?? "(SELECT count(*)::int \(PostRows.joins) \(countWhere))"
         let viewerParameter = sql.parameters.count + 1
         _ = sql.bind(viewer?.rawValue)
         let offset = query.cursor == nil ? (query.page - 1) * query.limit : 0
+        // LIMIT is written into the text (one statement per limit, at most 50) so the
+        // planner knows the page is small; OFFSET only when there is one.
         let rows = Array(try connection.query("""
-            SELECT \(PostRows.columns(viewer: viewerParameter)), \(keyColumn) \(PostRows.joins) \(sql.whereClause)
-            ORDER BY \(order) OFFSET \(sql.bind(offset)) LIMIT \(sql.bind(query.limit + 1))
+            SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn) \(PostRows.joins) \(sql.whereClause)
+            ORDER BY \(order)\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)
             """, sql.parameters))
-        let items = try rows.prefix(query.limit).map(PostRows.decode)
-        let total = try Self.counterTotal(query, day: day, now: now, connection)
-            ?? connection.query("SELECT count(*)::int \(PostRows.joins) \(countWhere)", countParameters).first!.decode(0)
+        let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: 1) }
+        let count: Int
+        if let first = rows.first {
+            count = try first.decode(0)
+        } else {
+            // An empty page (past the end) carries no row to read the total from.
+            var counters = FeedSQL()
+            if let counted = Self.counterTotal(query, day: day, now: now, sql: &counters) {
+                count = try connection.query("SELECT \(counted)", counters.parameters).first!.decode(0)
+            } else {
+                count = try connection.query("SELECT count(*)::int \(PostRows.joins) \(countWhere)", countParameters).first!.decode(0)
+            }
+        }
         var next: FeedCursor?
         if query.sort != .default, rows.count > query.limit, let last = rows.prefix(query.limit).last {
-            next = FeedCursor(sort: query.sort, key: try last.decode(18), id: try last.decode(0))
+            next = FeedCursor(sort: query.sort, key: try last.decode(19), id: try last.decode(1))
         }
-        return FeedPage(items: items, total: total, nextCursor: next)
+        return FeedPage(items: items, total: count, nextCursor: next)
     }
 
-    /// The total from counters when only a category narrows the feed (keyset sorts over
-    /// everything or over open posts); `nil` when the filters need counting.
-    private static func counterTotal(_ query: FeedQuery, day: KoreaDay, now: Date, _ connection: PostgresConnection) throws -> Int? {
+    /// The total from counters, as SQL, when only a category narrows the feed (keyset sorts
+    /// over everything or over open posts); `nil` when the filters need counting.
+    private static func counterTotal(_ query: FeedQuery, day: KoreaDay, now: Date, sql: inout FeedSQL) -> String? {
         guard query.search == nil, query.status == nil, query.dateRange == nil, query.influencer == nil else { return nil }
-        let category = query.category?.rawValue
+        let category = query.category.map { " AND category_id = \(sql.bind($0.rawValue))" } ?? ""
         switch query.sort {
         case .latest, .popular:
-            return try connection.query(
-                "SELECT COALESCE(sum(post_count), 0)::int FROM category_post_counts WHERE ($1::text IS NULL OR category_id = $1)",
-                [category]).first!.decode(0)
+            return "(SELECT COALESCE(sum(post_count), 0)::int FROM category_post_counts WHERE true\(category))"
         case .endingSoon:
             // Open now = open at midnight − closed since midnight (a small range).
-            return try connection.query("""
-                SELECT (SELECT COALESCE(sum(open_count), 0) FROM feed_open_counts WHERE day = $1::date AND ($3::text IS NULL OR category_id = $3))::int
-                     - (SELECT count(*) FROM posts WHERE group_buying_end >= $2 AND group_buying_end < $4 AND ($3::text IS NULL OR category_id = $3))::int
-                """, [day.description, day.start, category, now]).first!.decode(0)
+            return """
+                ((SELECT COALESCE(sum(open_count), 0) FROM feed_open_counts WHERE day = \(sql.bind(day.description))::date\(category))::int
+                 - (SELECT count(*) FROM posts WHERE group_buying_end >= \(sql.bind(day.start)) AND group_buying_end < \(sql.bind(now))\(category))::int)
+                """
         case .default:
             return nil
         }

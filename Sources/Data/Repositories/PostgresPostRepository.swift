@@ -100,27 +100,22 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     }
 
     public func like(post: PostID, by user: UserID) async throws -> Int {
-        try await likeCount(post) { connection in
-            try connection.execute("INSERT INTO likes (user_id, post_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [user.rawValue, post.rawValue])
-        }
+        try await setLike(post, by: user, liked: true)
     }
 
     public func unlike(post: PostID, by user: UserID) async throws -> Int {
-        try await likeCount(post) { connection in
-            try connection.execute("DELETE FROM likes WHERE user_id = $1 AND post_id = $2", [user.rawValue, post.rawValue])
-        }
+        try await setLike(post, by: user, liked: false)
     }
 
-    /// Runs `change` and reads the post's count in one transaction (retried on deadlock).
-    private func likeCount(_ post: PostID, _ change: @escaping @Sendable (PostgresConnection) throws -> Void) async throws -> Int {
+    /// One statement (`set_like`, migration 0008): the change and the post's count after it,
+    /// atomic without BEGIN/COMMIT round trips; run again on deadlock.
+    private func setLike(_ post: PostID, by user: UserID, liked: Bool) async throws -> Int {
         do {
-            return try await pool.transaction(maxAttempts: 5) { connection in
-                try change(connection)
-                guard let row = try connection.query("SELECT likes_count FROM posts WHERE id = $1", [post.rawValue]).first else {
-                    throw DomainError.notFound("post")
-                }
-                return try row.decode(0)
+            let count = try await pool.statement(maxAttempts: 5) { connection in
+                try connection.query("SELECT set_like($1, $2, $3)", [user.rawValue, post.rawValue, liked]).first!.decode(0, as: Int?.self)
             }
+            guard let count else { throw DomainError.notFound("post") }
+            return count
         } catch let error as PostgresError where error.code == .foreignKeyViolation {
             throw DomainError.notFound("post")
         }
