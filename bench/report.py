@@ -1,18 +1,33 @@
 #!/usr/bin/env python3
-"""Formats bench results as a Markdown table with the ratios the Performance issue names."""
+"""Formats a bench run as Markdown: per scenario the wrk numbers, its pgbench ceilings and
+the ratios the Performance issue sets targets for."""
 import sys
-rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
-own, ideal, nginx, connections, duration = (int(sys.argv[i] or 0) for i in range(2, 7))
-print(f"wrk -t2 -c{connections} -d{duration}s on loopback; pgbench -M prepared -c8 -j2 -T{duration}\n")
-print("| scenario | rps | p50 ms | p99 ms | non-2xx | server CPU (% of a core) | RSS MB |")
-print("|---|---|---|---|---|---|---|")
-by = {}
+
+results, ceilings_file, nginx, connections, duration, soak, soak_rss, soak_rps = sys.argv[1:9]
+rows = [line.rstrip("\n").split("\t") for line in open(results) if line.strip()]
+ceilings = {}
+for line in open(ceilings_file):
+    if line.strip():
+        name, own, ideal = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+        ceilings[name] = (int(own) if own else None, int(ideal) if ideal else None)
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a is not None and b else ""
+
+print(f"wrk -t2 -c{connections} -d{duration}s on loopback; pgbench -M prepared -c8 -j2 -T{duration} (bench/sql)\n")
+print("| scenario | rps | p50 ms | p99 ms | p99 ÷ p50 | non-2xx | server CPU % | RSS MB | own SQL tps | ideal tps | server ÷ own SQL | own SQL ÷ ideal |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+health = None
 for name, rps, p50, p99, errors, cpu, rss in rows:
-    by[name] = int(rps)
-    print(f"| {name} | {rps} | {p50} | {p99} | {errors} | {cpu} | {rss} |")
-print(f"\n| ceiling | value |\n|---|---|\n| own SQL of feed page 1 (pgbench tps) | {own} |\n| ideal read (pgbench tps) | {ideal} |\n| nginx, same JSON body (rps) | {nginx} |")
-def ratio(a, b): return f"{a / b:.2f}" if b else "n/a"
-print(f"\n| ratio | value |\n|---|---|")
-print(f"| feed page 1 server ÷ own SQL | {ratio(by.get('feed_p1', 0), own)} |")
-print(f"| own SQL ÷ ideal read (feed page 1) | {ratio(own, ideal)} |")
-print(f"| /health ÷ nginx | {ratio(by.get('health', 0), nginx)} |")
+    rps = int(rps)
+    if name == "health":
+        health = rps
+    own, ideal = ceilings.get(name, (None, None))
+    spread = f"{float(p99) / float(p50):.1f}" if float(p50) > 0 else ""
+    print(f"| {name} | {rps} | {p50} | {p99} | {spread} | {errors} | {cpu} | {rss} | {own or ''} | {ideal or ''} "
+          f"| {ratio(rps, own)} | {ratio(own, ideal)} |")
+print(f"\n/health ÷ nginx serving the feed page's JSON body ({nginx} rps): {ratio(health, int(nginx or 0))}")
+if int(soak) > 0:
+    samples = [int(x) for x in soak_rss.split()]
+    print(f"\nSoak: feed page 1 for {soak} s at {soak_rps} rps; RSS every 10 s (MB): "
+          f"first {samples[0]}, min {min(samples)}, max {max(samples)}, last {samples[-1]}")

@@ -168,6 +168,55 @@ import TestSupport
         await app.close()
     }
 
+    @Test func dateRangeTotalsFromCountersEqualCountingThroughWrites() async throws {
+        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
+        let (_, token) = try await app.user(anonymous: true)
+        // Windows around 2026-12-02 15:00 KST, some crossing midnights, some within a day.
+        let hour: TimeInterval = 3600
+        let specs: [(String, String, TimeInterval, TimeInterval)] = [
+            ("a", "food", -40 * hour, -30 * hour), ("b", "food", -16 * hour, -14 * hour), ("c", "beauty", -14 * hour, 8 * hour),
+            ("d", "food", 0, 0), ("e", "beauty", 9 * hour, 10 * hour), ("f", "food", 8.5 * hour, 33 * hour),
+            ("g", "kids", -80 * hour, 80 * hour), ("h", "food", 34 * hour, 60 * hour),
+        ]
+        let ids = try await insertPosts(app, specs)
+        var windows: [Int: (start: Date, end: Date, category: String)] = [:]
+        for (id, spec) in zip(ids, specs) {
+            windows[id] = (app.clock.now.addingTimeInterval(spec.2), app.clock.now.addingTimeInterval(spec.3), spec.1)
+        }
+        let days = (-4...4).map { KoreaDay(containing: app.clock.now.addingTimeInterval(Double($0) * 86_400)) }
+
+        func check(_ label: String) async throws {
+            for (i, first) in days.enumerated() {
+                for last in days[i...] {
+                    for category in [nil, "food"] as [String?] {
+                        let expected = windows.values.filter { window in
+                            (category == nil || window.category == category) && window.start < last.end && window.end >= first.start
+                        }.count
+                        let query = "date_from=\(first)&date_to=\(last)" + (category.map { "&category=\($0)" } ?? "")
+                        let response = try await app.send("GET", "/v1/posts?\(query)&limit=50", token: token)
+                        #expect(response.json["total"] as? Int == expected, "\(label): \(query)")
+                        #expect(self.ids(response).count == expected, "\(label): \(query) page")
+                        #expect(try await app.send("GET", "/v1/posts?\(query)&sort=latest", token: token).json["total"] as? Int == expected)
+                    }
+                }
+            }
+        }
+        try await check("inserted")
+        let moved = (start: app.clock.now.addingTimeInterval(50 * hour), end: app.clock.now.addingTimeInterval(70 * hour))
+        try await app.database.pool.transaction { connection in
+            try connection.execute("UPDATE posts SET group_buying_start = $2, group_buying_end = $3 WHERE id = $1", [ids[2], moved.start, moved.end])
+            try connection.execute("UPDATE posts SET category_id = 'food' WHERE id = $1", [ids[6]])
+            try connection.execute("UPDATE posts SET likes_count = likes_count WHERE id = $1", [ids[5]])
+            try connection.execute("DELETE FROM posts WHERE id = ANY($1::bigint[])", ["{\(ids[0]),\(ids[4])}"])
+        }
+        windows[ids[2]] = (moved.start, moved.end, "beauty")
+        windows[ids[6]]?.category = "food"
+        windows[ids[0]] = nil
+        windows[ids[4]] = nil
+        try await check("after moves, a category change and deletions")
+        await app.close()
+    }
+
     @Test func keysetPagingIsStableWhileNewPostsArrive() async throws {
         let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
         let (_, token) = try await app.user(anonymous: true)

@@ -108,16 +108,19 @@ public final class PostgresFeedRepository: FeedRepository {
         if let influencer = query.influencer { sql.where("p.influencer_id = \(sql.bind(influencer.rawValue))") }
         if let search = query.search {
             let pattern = sql.bind("%" + Self.escapeLike(search.lowercased()) + "%")
-            // Two index-backed halves instead of one OR across tables (which scans every post).
-            sql.where("""
-                p.id IN (SELECT id FROM posts WHERE lower(product_name) LIKE \(pattern) ESCAPE '\\'
-                         UNION SELECT sp.id FROM posts sp JOIN influencers si ON si.id = sp.influencer_id
-                               WHERE lower(si.username) LIKE \(pattern) ESCAPE '\\' OR lower(si.full_name) LIKE \(pattern) ESCAPE '\\')
-                """)
+            // Two index-backed halves instead of one OR across tables (which scans every post),
+            // matched once per statement for both the page and its count.
+            sql.with = """
+                WITH matched AS MATERIALIZED (
+                    SELECT id FROM posts WHERE lower(product_name) LIKE \(pattern) ESCAPE '\\'
+                    UNION SELECT sp.id FROM posts sp JOIN influencers si ON si.id = sp.influencer_id
+                          WHERE lower(si.username) LIKE \(pattern) ESCAPE '\\' OR lower(si.full_name) LIKE \(pattern) ESCAPE '\\')
+                """
+            sql.where("p.id IN (SELECT id FROM matched)")
         }
         if let range = query.dateRange {
-            // Overlap of the window with [first day's start, last day's end), by the GiST index.
-            sql.where("tstzrange(p.group_buying_start, p.group_buying_end, '[]') && tstzrange(\(sql.bind(range.lowerBound.start)), \(sql.bind(range.upperBound.end)), '[)')")
+            // The window [start, end] overlaps [first day's start, last day's end).
+            sql.where("p.group_buying_start < \(sql.bind(range.upperBound.end)) AND p.group_buying_end >= \(sql.bind(range.lowerBound.start))")
         }
         if let status = query.status {
             // Bind only what each condition uses: an unused parameter has no type.
@@ -147,7 +150,7 @@ public final class PostgresFeedRepository: FeedRepository {
         // LIMIT is written into the text (one statement per limit, at most 50) so the
         // planner knows the page is small; OFFSET only when there is one.
         let rows = Array(try connection.query("""
-            SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn) \(PostRows.joins) \(sql.whereClause)
+            \(sql.with) SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn) \(PostRows.joins) \(sql.whereClause)
             ORDER BY \(order)\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)
             """, sql.parameters))
         let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: 1) }
@@ -160,7 +163,7 @@ public final class PostgresFeedRepository: FeedRepository {
             if let counted = Self.counterTotal(query, day: day, now: now, sql: &counters) {
                 count = try connection.query("SELECT \(counted)", counters.parameters).first!.decode(0)
             } else {
-                count = try connection.query("SELECT count(*)::int \(PostRows.joins) \(countWhere)", countParameters).first!.decode(0)
+                count = try connection.query("\(sql.with) SELECT count(*)::int \(PostRows.joins) \(countWhere)", countParameters).first!.decode(0)
             }
         }
         var next: FeedCursor?
@@ -170,11 +173,21 @@ public final class PostgresFeedRepository: FeedRepository {
         return FeedPage(items: items, total: count, nextCursor: next)
     }
 
-    /// The total from counters, as SQL, when only a category narrows the feed (keyset sorts
-    /// over everything or over open posts); `nil` when the filters need counting.
+    /// The total from counters, as SQL, when only a category and a date range narrow the feed
+    /// (keyset sorts over everything or over open posts, date ranges); `nil` when the
+    /// filters need counting.
     private static func counterTotal(_ query: FeedQuery, day: KoreaDay, now: Date, sql: inout FeedSQL) -> String? {
-        guard query.search == nil, query.status == nil, query.dateRange == nil, query.influencer == nil else { return nil }
+        guard query.search == nil, query.status == nil, query.influencer == nil else { return nil }
         let category = query.category.map { " AND category_id = \(sql.bind($0.rawValue))" } ?? ""
+        if let range = query.dateRange {
+            guard query.sort != .endingSoon else { return nil }
+            // Posts starting by the last day − posts ending before the first (migration 0009).
+            return """
+                (SELECT (COALESCE(sum(starts) FILTER (WHERE day <= \(sql.bind(range.upperBound.description))::date), 0)
+                         - COALESCE(sum(ends) FILTER (WHERE day < \(sql.bind(range.lowerBound.description))::date), 0))::int
+                 FROM post_day_counts WHERE true\(category))
+                """
+        }
         switch query.sort {
         case .latest, .popular:
             return "(SELECT COALESCE(sum(post_count), 0)::int FROM category_post_counts WHERE true\(category))"
@@ -227,6 +240,8 @@ public final class PostgresFeedRepository: FeedRepository {
 /// User input only ever travels as parameters.
 private struct FeedSQL {
     private(set) var parameters: [any PostgresEncodable] = []
+    /// A `WITH` clause the conditions refer to, or empty.
+    var with = ""
     private var conditions: [String] = []
 
     mutating func bind(_ value: any PostgresEncodable) -> String {

@@ -1,7 +1,6 @@
--- The ideal read for a 20-post page: a plain index range scan joined to influencers, with the
--- caller's is_liked probe, and nothing else.
+-- The ideal read of a top 10: the ten most liked posts by the likes index.
 SELECT p.id, p.product_name, p.price, p.category_id, p.display_url, p.group_buying_url, p.group_buying_start,
        p.group_buying_end, p.likes_count, p.posted_at, i.id, i.username, i.full_name, i.profile_pic_url, i.external_url,
-       EXISTS (SELECT 1 FROM likes l WHERE l.user_id = :viewer::uuid AND l.post_id = p.id)
-FROM (SELECT id FROM posts ORDER BY posted_at DESC, id DESC LIMIT 20) x
+       COALESCE((SELECT true FROM likes l WHERE l.user_id = :viewer::uuid AND l.post_id = p.id), false)
+FROM (SELECT id FROM posts ORDER BY likes_count DESC, posted_at DESC, id DESC LIMIT 10) x
 JOIN posts p ON p.id = x.id JOIN influencers i ON i.id = p.influencer_id;
