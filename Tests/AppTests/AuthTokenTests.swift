@@ -20,6 +20,18 @@ import TestSupport
         await app.close()
     }
 
+    @Test func theBearerSchemeIsCaseInsensitiveAndSpacesAroundTheTokenAreIgnored() async throws {
+        let app = try await TestApp.make()
+        let session = try TestSession(try await app.send("POST", "/v1/auth/anonymous"))
+        for value in ["Bearer \(session.accessToken)", "bearer \(session.accessToken)", "BEARER   \(session.accessToken) \t"] {
+            #expect(try await app.send("GET", "/v1/me", headers: [("Authorization", value)]).status == 204, "\(value)")
+        }
+        for value in ["Basic \(session.accessToken)", "Bearer", "Bearer ", "Bearer\(session.accessToken)", "Bearers \(session.accessToken)"] {
+            #expect(try await app.send("GET", "/v1/me", headers: [("Authorization", value)]).errorCode == "invalid_token", "\(value)")
+        }
+        await app.close()
+    }
+
     @Test func forgedTokensAreRefused() async throws {
         let app = try await TestApp.make()
         let session = try TestSession(try await app.send("POST", "/v1/auth/anonymous"))

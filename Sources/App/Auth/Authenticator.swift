@@ -25,11 +25,19 @@ public struct Authenticator: Sendable {
     /// revoked token.
     public func principal(for request: HTTPRequest) throws -> Principal {
         guard let header = request.headers["Authorization"] else { throw AuthError.missingToken }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        // Byte-wise: Foundation's case folding and trimming bridge through NSString.
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count, bytes[scheme.count] == UInt8(ascii: " "),
+              zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 })
+        else {
             throw AuthError.invalidToken("Authorization must be 'Bearer <token>'")
         }
-        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var rest = bytes[(scheme.count + 1)...]
+        while let first = rest.first, isBlank(first) { rest.removeFirst() }
+        while let last = rest.last, isBlank(last) { rest.removeLast() }
+        let token = String(decoding: rest, as: UTF8.self)
         let entry = try remembered.entry(for: token) { try Self.authenticate(token, codec: codec) }
         do {
             try codec.checkLifetime(entry.claims, now: now())

@@ -56,7 +56,8 @@ extension Bool: PostgresEncodable, PostgresDecodable {
 }
 
 extension UUID: PostgresEncodable, PostgresDecodable {
-    public var postgresText: String? { uuidString.lowercased() }
+    /// PostgreSQL reads either case; `lowercased()` cost more than the rest of the encoding.
+    public var postgresText: String? { uuidString }
     public init(postgresText text: String) throws {
         guard let value = UUID(uuidString: text) else { throw decodingError(text, as: UUID.self) }
         self = value
