@@ -37,6 +37,16 @@ public enum CivilDate {
         a >= 0 ? a / b : (a - b + 1) / b
     }
 
+    /// Appends the date `days` after 1970-01-01 as `YYYY-MM-DD`.
+    public static func appendISODate(days: Int, to bytes: inout [UInt8]) {
+        let (year, month, day) = date(fromDays: days)
+        appendPadded(year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendPadded(month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendPadded(day, width: 2, to: &bytes)
+    }
+
     /// Appends `value` in decimal, zero-padded to `width` digits (`value >= 0`).
     public static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
         var digits = 1, rest = value / 10

@@ -29,14 +29,9 @@ enum WireDate {
         var seconds = Int(date.timeIntervalSince1970.rounded(.down)) + offset
         let days = CivilDate.floorDivide(seconds, 86_400)
         seconds -= days * 86_400
-        let (year, month, day) = CivilDate.date(fromDays: days)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(25)
-        CivilDate.appendPadded(year, width: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        CivilDate.appendPadded(month, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        CivilDate.appendPadded(day, width: 2, to: &bytes)
+        CivilDate.appendISODate(days: days, to: &bytes)
         bytes.append(UInt8(ascii: "T"))
         CivilDate.appendPadded(seconds / 3600, width: 2, to: &bytes)
         bytes.append(UInt8(ascii: ":"))

@@ -41,15 +41,9 @@ public struct KoreaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        let days = Int(((start.timeIntervalSince1970 + Self.offset) / 86_400).rounded(.down))
-        let (year, month, day) = CivilDate.date(fromDays: days)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(10)
-        CivilDate.appendPadded(year, width: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        CivilDate.appendPadded(month, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        CivilDate.appendPadded(day, width: 2, to: &bytes)
+        CivilDate.appendISODate(days: Int(((start.timeIntervalSince1970 + Self.offset) / 86_400).rounded(.down)), to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 

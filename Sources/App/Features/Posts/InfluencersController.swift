@@ -54,20 +54,4 @@ struct InfluencerResponse: JSONWritable {
 }
 
 /// A page of influencers.
-struct InfluencerPageResponse: JSONWritable {
-    let data: [InfluencerResponse]
-    let total: Int
-    let page: Int
-    let limit: Int
-    let hasNext: Bool
-
-    func write(to json: inout JSONWriter) {
-        json.object { json in
-            json.field("data", data)
-            json.field("total", total)
-            json.field("page", page)
-            json.field("limit", limit)
-            json.field("has_next", hasNext)
-        }
-    }
-}
+typealias InfluencerPageResponse = PageResponse<InfluencerResponse>

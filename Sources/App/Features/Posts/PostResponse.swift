@@ -43,9 +43,10 @@ struct InfluencerSummaryResponse: JSONWritable {
     }
 }
 
-/// `{data, total, page, limit, has_next}`, and `next_cursor` for keyset sorts.
-struct PostPageResponse: JSONWritable {
-    let data: [PostResponse]
+/// A page of anything: `{data, total, page, limit, has_next}`, and `next_cursor` for the
+/// feed's keyset sorts.
+struct PageResponse<Item: JSONWritable>: JSONWritable {
+    let data: [Item]
     let total: Int
     let page: Int
     let limit: Int
@@ -63,6 +64,9 @@ struct PostPageResponse: JSONWritable {
         }
     }
 }
+
+/// A page of posts.
+typealias PostPageResponse = PageResponse<PostResponse>
 
 /// `{data}` of the Top 10.
 struct PostListResponse: JSONWritable {
