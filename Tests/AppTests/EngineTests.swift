@@ -26,12 +26,19 @@ import TestSupport
                     return .json(["slow": true])
                 },
                 Route("GET", "/query") { request in .json(request.query) },
+                Route(immediate: "GET", "/thread") { _ in .json(["thread": Harness.threadName()]) },
+                Route("GET", "/thread-async") { _ in .json(["thread": Harness.threadName()]) },
             ]
             server = MicroHTTPServer(configuration: configuration, responder: RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger), logger: logs.logger)
             try server.start()
         }
 
         func stop() async { await server.shutdown(gracePeriod: .seconds(5)) }
+
+        /// The name of the calling thread, as the kernel knows it.
+        static func threadName() -> String {
+            ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
+        }
     }
 
     @Test func answersJSONWithRequestIDsAndAnAccessLogLine() async throws {
@@ -53,6 +60,21 @@ import TestSupport
         #expect(line["path"] as? String == "/hello")
         #expect(line["status"] as? Int == 200)
         #expect(line["duration_ms"] is Double || line["duration_ms"] is Int)
+    }
+
+    @Test func routesWithoutIOAnswerOnTheEngineThreadAndTheRestOnTasks() async throws {
+        let harness = try Harness()
+        let immediate = try await RawHTTPClient.request("GET", "/thread", port: harness.port, headers: [("X-Request-Id", "probe-1")])
+        let async = try await RawHTTPClient.request("GET", "/thread-async", port: harness.port)
+        let missing = try await RawHTTPClient.request("GET", "/nowhere", port: harness.port)
+
+        #expect(try immediate.jsonObject()["thread"] as? String == "MHD-worker")
+        #expect(immediate.header("x-request-id") == "probe-1")
+        #expect(try async.jsonObject()["thread"] as? String != "MHD-worker")
+        #expect(missing.status == 404)
+        #expect(try missing.jsonObject()["error"] as? String == "not_found")
+        await harness.stop()
+        #expect(harness.logs.entries(message: "request").count == 3, "immediate answers are logged like the rest")
     }
 
     @Test func headAnswersTheGetHeadersWithoutABody() async throws {

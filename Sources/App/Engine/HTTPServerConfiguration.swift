@@ -9,9 +9,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Largest request body accepted; larger ones get 413.
     public var maxBodyBytes: Int = 1 << 20
     /// Largest total size of request header fields; larger ones get 431.
-    public var maxHeaderBytes: Int = 16 << 10
+    public var maxHeaderBytes: Int = 8 << 10
     /// Longest request target (path and query); longer ones get 414.
-    public var maxURLBytes: Int = 8 << 10
+    public var maxURLBytes: Int = 4 << 10
     /// Seconds an idle keep-alive connection stays open.
     public var idleTimeoutSeconds: Int = 30
     /// Most simultaneous connections; further ones are refused by the engine.

@@ -10,12 +10,24 @@ public struct Route: Sendable {
     public let pattern: RoutePattern
     /// The handler.
     public let handler: Handler
+    /// For routes that need no I/O: the answer, computed on the engine thread that read
+    /// the request (no task, no suspension of the connection).
+    public let immediate: (@Sendable (HTTPRequest) -> HTTPResponse)?
 
     /// Creates a route; `pattern` segments in braces capture path parameters.
     public init(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
         self.method = method
         self.pattern = RoutePattern(pattern)
         self.handler = handler
+        self.immediate = nil
+    }
+
+    /// Creates a route whose answer needs no I/O and cannot fail.
+    public init(immediate method: String, _ pattern: String, _ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        self.method = method
+        self.pattern = RoutePattern(pattern)
+        self.handler = { answer($0) }
+        self.immediate = answer
     }
 }
 
@@ -60,6 +72,7 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
 extension Route {
     /// The same route with `prefix` (e.g. `/v1`) in front of its pattern.
     public func mounted(at prefix: String) -> Route {
-        Route(method, prefix + pattern.description, handler)
+        if let immediate { return Route(immediate: method, prefix + pattern.description, immediate) }
+        return Route(method, prefix + pattern.description, handler)
     }
 }

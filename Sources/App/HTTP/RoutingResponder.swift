@@ -14,39 +14,54 @@ public struct RoutingResponder: HTTPResponder {
 
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var response: HTTPResponse
-        if cors.isPreflight(request) {
-            let methods = router.methods(for: request.path)
-            response = methods.isEmpty
-                ? .error(status: 404, code: "not_found", message: "No resource at \(request.path).")
-                : cors.preflight(request, methods: methods)
-        } else {
-            response = await route(request)
+        switch outcome(request) {
+        case .ready(let ready):
+            response = ready
+        case .handler(let handler, let request):
+            do {
+                response = try await handler(request)
+            } catch {
+                response = errors.response(for: error, request: request)
+            }
         }
         cors.decorate(&response, for: request)
         return response
     }
 
-    private func route(_ request: HTTPRequest) async -> HTTPResponse {
+    public func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
+        guard case .ready(var response) = outcome(request) else { return nil }
+        cors.decorate(&response, for: request)
+        return response
+    }
+
+    private enum Outcome {
+        /// Known without running a handler that may do I/O.
+        case ready(HTTPResponse)
+        /// The matched handler and the request with its path parameters.
+        case handler(Route.Handler, HTTPRequest)
+    }
+
+    private func outcome(_ request: HTTPRequest) -> Outcome {
+        if cors.isPreflight(request) {
+            let methods = router.methods(for: request.path)
+            return .ready(methods.isEmpty
+                ? .error(status: 404, code: "not_found", message: "No resource at \(request.path).")
+                : cors.preflight(request, methods: methods))
+        }
         switch router.match(method: request.method, path: request.path) {
         case .notFound:
-            return .error(status: 404, code: "not_found", message: "No resource at \(request.path).")
+            return .ready(.error(status: 404, code: "not_found", message: "No resource at \(request.path)."))
         case .methodNotAllowed(let allowed):
-            if request.method == "OPTIONS" {
-                var response = HTTPResponse.empty(status: 204)
-                response.headers.add("Allow", allowed.joined(separator: ", "))
-                return response
-            }
-            var response = HTTPResponse.error(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on \(request.path).")
+            var response = request.method == "OPTIONS"
+                ? HTTPResponse.empty(status: 204)
+                : HTTPResponse.error(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on \(request.path).")
             response.headers.add("Allow", allowed.joined(separator: ", "))
-            return response
+            return .ready(response)
         case .found(let route, let parameters):
             var request = request
             request.pathParameters = parameters
-            do {
-                return try await route.handler(request)
-            } catch {
-                return errors.response(for: error, request: request)
-            }
+            if let immediate = route.immediate { return .ready(immediate(request)) }
+            return .handler(route.handler, request)
         }
     }
 }

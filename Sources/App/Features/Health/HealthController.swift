@@ -19,7 +19,7 @@ struct HealthController: Sendable {
 
     var routes: [Route] {
         [
-            Route("GET", "/health") { _ in .json(Status(status: "ok")) },
+            Route(immediate: "GET", "/health") { _ in .json(Status(status: "ok")) },
             Route("GET", "/ready") { request in try await ready(request) },
         ]
     }
