@@ -41,6 +41,7 @@ public final class PostgresPool: Sendable {
         self.queue = JobQueue(workers: configuration.size)
         for index in 0..<configuration.size {
             let thread = Thread { [queue, configuration] in
+                nameCurrentThread("postgres-\(index)")
                 var connection: PostgresConnection?
                 while let job = queue.next() {
                     job(&connection, configuration)
@@ -48,7 +49,6 @@ public final class PostgresPool: Sendable {
                 connection?.close()
                 queue.workerExited()
             }
-            thread.name = "postgres-\(index)"
             thread.start()
         }
     }
@@ -219,4 +219,11 @@ private final class JobQueue: @unchecked Sendable {
         condition.unlock()
         waiters.forEach { $0() }
     }
+}
+
+/// Names the calling thread for `top -H`, `perf` and `/proc` (at most 15 bytes). Written to
+/// `/proc/thread-self/comm`: Foundation's `Thread.name` is applied only when the new thread
+/// has not started before its creator records it, so some pool threads kept no name.
+func nameCurrentThread(_ name: String) {
+    _ = try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
 }
