@@ -51,13 +51,15 @@ public enum CivilDate {
     public static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
         var digits = 1, rest = value / 10
         while rest > 0 { digits += 1; rest /= 10 }
-        for _ in digits..<max(digits, width) { bytes.append(UInt8(ascii: "0")) }
+        let count = max(digits, width)
         let start = bytes.count
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
         var remaining = value
-        for _ in 0..<digits {
-            bytes.append(UInt8(ascii: "0") + UInt8(remaining % 10))
+        var index = start + count - 1
+        while remaining > 0 {
+            bytes[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
             remaining /= 10
+            index -= 1
         }
-        bytes[start...].reverse()
     }
 }

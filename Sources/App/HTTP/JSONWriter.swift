@@ -72,6 +72,16 @@ struct JSONWriter {
         needsComma = true
     }
 
+    /// A string whose bytes `append` writes and promises need no escaping (ASCII
+    /// without quotes, backslashes or control characters, such as a timestamp).
+    mutating func ascii(_ append: (inout [UInt8]) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        append(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     mutating func integer(_ value: Int) {
         separate()
         if value < 0 { bytes.append(UInt8(ascii: "-")) }

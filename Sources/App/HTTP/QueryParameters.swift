@@ -25,12 +25,17 @@ extension HTTPRequest {
 enum WireDate {
     /// `2026-12-01T10:00:00+09:00`; `2026-12-01T01:00:00Z` with `koreaOffset: false`.
     static func format(_ date: Date, koreaOffset: Bool = true) -> String {
-        let offset = koreaOffset ? 9 * 3600 : 0
-        var seconds = Int(date.timeIntervalSince1970.rounded(.down)) + offset
-        let days = CivilDate.floorDivide(seconds, 86_400)
-        seconds -= days * 86_400
         var bytes: [UInt8] = []
         bytes.reserveCapacity(25)
+        append(date, koreaOffset: koreaOffset, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``format(_:koreaOffset:)``'s text to `bytes` (JSON writes dates in place).
+    static func append(_ date: Date, koreaOffset: Bool = true, to bytes: inout [UInt8]) {
+        var seconds = Int(date.timeIntervalSince1970.rounded(.down)) + (koreaOffset ? 9 * 3600 : 0)
+        let days = CivilDate.floorDivide(seconds, 86_400)
+        seconds -= days * 86_400
         CivilDate.appendISODate(days: days, to: &bytes)
         bytes.append(UInt8(ascii: "T"))
         CivilDate.appendPadded(seconds / 3600, width: 2, to: &bytes)
@@ -43,7 +48,21 @@ enum WireDate {
         } else {
             bytes.append(UInt8(ascii: "Z"))
         }
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A date as a JSON string in the wire format.
+    struct JSON: JSONWritable {
+        let date: Date
+        let koreaOffset: Bool
+
+        init(_ date: Date, koreaOffset: Bool = true) {
+            self.date = date
+            self.koreaOffset = koreaOffset
+        }
+
+        func write(to json: inout JSONWriter) {
+            json.ascii { WireDate.append(date, koreaOffset: koreaOffset, to: &$0) }
+        }
     }
 
     /// Parses input; 400 naming `field` when it is not ISO 8601 with an offset.

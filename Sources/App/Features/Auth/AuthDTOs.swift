@@ -33,7 +33,7 @@ struct UserResponse: JSONWritable {
             json.field("nickname", user.nickname)
             json.field("email", user.email)
             json.field("provider", user.provider?.rawValue)
-            json.field("created_at", WireDate.format(user.createdAt, koreaOffset: false))
+            json.field("created_at", WireDate.JSON(user.createdAt, koreaOffset: false))
         }
     }
 }
@@ -49,7 +49,7 @@ struct ProfileResponse: JSONWritable {
             json.field("profile_url", user.profileURL)
             json.field("provider", user.provider?.rawValue)
             json.field("email", user.email)
-            json.field("created_at", WireDate.format(user.createdAt, koreaOffset: false))
+            json.field("created_at", WireDate.JSON(user.createdAt, koreaOffset: false))
         }
     }
 }
