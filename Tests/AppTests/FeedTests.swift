@@ -73,6 +73,25 @@ import TestSupport
         await app.close()
     }
 
+    @Test func aShortOpenSectionIsFollowedByTheNewestClosedPostsOnEveryPage() async throws {
+        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
+        let (_, token) = try await app.user(anonymous: true)
+        let open = try await insertPosts(app, (0..<2).map { ("open \($0)", "kids", -86_400, 86_400) })
+        let closed = try await insertPosts(app, (0..<5).map { ("closed \($0)", "kids", -30 * 86_400, -Double(86_400 * ($0 + 1))) }, username: "closed.kids")
+        _ = try await insertPosts(app, [("elsewhere", "food", -86_400, 86_400)], username: "food.seller")
+
+        for path in ["/v1/posts?category=kids", "/v1/posts?category=%ED%82%A4%EC%A6%88"] {
+            let first = try await app.send("GET", "\(path)&limit=4", token: token)
+            #expect(Set(ids(first).prefix(2)) == Set(open), "\(path)")
+            #expect(Array(ids(first).dropFirst(2)) == Array(closed.prefix(2)), "\(path): then the newest closed")
+            #expect(first.json["total"] as? Int == 7 && first.json["has_next"] as? Bool == true)
+            #expect(try await pageAll(app, path, token: token, limit: 4).suffix(5) == ArraySlice(closed), "\(path)")
+        }
+        let all = try await pageAll(app, "/v1/posts", token: token, limit: 3)
+        #expect(all.count == 8 && Array(all.suffix(5)) == closed, "first page mixes sections, later pages continue")
+        await app.close()
+    }
+
     @Test func postsAddedAcrossMidnightAppearExactlyOnceInTheNewDaysOrder() async throws {
         // 23:50 KST.
         let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon.addingTimeInterval(8 * 3600 + 50 * 60)))

@@ -72,24 +72,53 @@ public final class PostgresFeedRepository: FeedRepository {
     // MARK: - The unfiltered default feed
 
     private static func dailyOrder(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
-        // One statement: the total from counters, the page's ids from feed_default_page
-        // (migration 0007), joined to their posts. An empty page still returns the total.
-        // Two texts rather than a nullable category parameter, so each has its own plan.
-        var parameters: [any PostgresEncodable] = [day.description, day.start, (query.page - 1) * query.limit, query.limit, viewer?.rawValue]
-        var category = "NULL::text"
+        // One statement: the total from counters and the page's posts; an empty page still
+        // returns the total. Texts differ by category (rather than a nullable parameter) so
+        // each has its own plan.
         var totals = "category_post_counts"
-        if let id = query.category?.rawValue {
-            parameters.append(id)
-            category = "$6"
-            totals += " WHERE category_id = $6"
+        let page: String
+        var parameters: [any PostgresEncodable]
+        if query.page == 1 {
+            // The first page (what the app opens with): the day's first posts by rank, then
+            // the newest closed ones if the open section is short, with LIMIT written into
+            // the text, so one plain plan serves every request.
+            parameters = [day.description, day.start, viewer?.rawValue]
+            var open = "", closed = ""
+            if let id = query.category?.rawValue {
+                parameters.append(id)
+                (open, closed) = (" AND f.category_id = $4", " AND x.category_id = $4")
+                totals += " WHERE category_id = $4"
+            }
+            page = """
+                (SELECT u.post_id, u.section, u.ordinal FROM (
+                    (SELECT r.post_id, 0 AS section, row_number() OVER (ORDER BY r.rank, r.post_id) AS ordinal
+                     FROM (SELECT f.post_id, f.rank FROM feed_ranks f WHERE f.day = $1::date\(open)
+                           ORDER BY f.rank, f.post_id LIMIT \(query.limit)) r)
+                    UNION ALL
+                    (SELECT r.id, 1, row_number() OVER (ORDER BY r.group_buying_end DESC, r.id DESC)
+                     FROM (SELECT x.id, x.group_buying_end FROM posts x WHERE x.group_buying_end < $2\(closed)
+                           ORDER BY x.group_buying_end DESC, x.id DESC LIMIT \(query.limit)) r)) u
+                 ORDER BY u.section, u.ordinal LIMIT \(query.limit)) r
+                """
+        } else {
+            // Deeper pages: feed_default_page (migration 0007) cuts the page behind a
+            // function declared to return 20 rows, so the join keeps one plan for every OFFSET.
+            parameters = [day.description, day.start, viewer?.rawValue, (query.page - 1) * query.limit, query.limit]
+            var category = "NULL::text"
+            if let id = query.category?.rawValue {
+                parameters.append(id)
+                category = "$6"
+                totals += " WHERE category_id = $6"
+            }
+            page = "(SELECT post_id, 0 AS section, ordinal FROM feed_default_page($1::date, $2, \(category), $4, $5)) r"
         }
         let rows = try connection.query("""
-            SELECT t.total, \(PostRows.columns(viewer: 5))
+            SELECT t.total, \(PostRows.columns(viewer: 3))
             FROM (SELECT COALESCE(sum(post_count), 0)::int AS total FROM \(totals)) t
-            LEFT JOIN (feed_default_page($1::date, $2, \(category), $3, $4) r
+            LEFT JOIN (\(page)
                        JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id
                        JOIN categories c ON c.id = p.category_id) ON true
-            ORDER BY r.ordinal
+            ORDER BY r.section, r.ordinal
             """, parameters)
         var total = 0
         var items: [Post] = []
