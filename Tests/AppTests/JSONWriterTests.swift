@@ -1,6 +1,7 @@
 @testable import App
 import Domain
 import Foundation
+import Synchronization
 import Testing
 
 /// The hand-written JSON of response bodies parses, with `JSONSerialization`, back to
@@ -110,5 +111,29 @@ import Testing
             #expect(WireDate.format(date) == date.formatted(korea), "\(seconds)")
             #expect(WireDate.format(date, koreaOffset: false) == date.formatted(utc), "\(seconds)")
         }
+    }
+}
+
+/// Log lines are one JSON object each, with a UTC millisecond timestamp.
+@Suite struct LoggerLineTests {
+    @Test func linesAreJSONWithTheirFieldsAndATimestamp() throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(minimumLevel: .info) { line in lines.withLock { $0.append(line) } }
+        logger.log(.debug, "hidden")
+        logger.info("요청 \"done\"\n", ["path": "/v1/posts?q=크림", "status": 200, "duration_ms": .double(1.25), "nan": .double(.nan)])
+        let all = lines.withLock { $0 }
+        #expect(all.count == 1)
+        let line = try #require(all.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["level"] as? String == "info")
+        #expect(object["message"] as? String == "요청 \"done\"\n")
+        #expect(object["path"] as? String == "/v1/posts?q=크림")
+        #expect(object["status"] as? Int == 200)
+        #expect(object["duration_ms"] as? Double == 1.25)
+        #expect(object["nan"] is NSNull)
+        let time = try #require(object["time"] as? String)
+        #expect(time.count == 24 && time.hasSuffix("Z"))
+        let parsed = try #require(try? Date(time, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)))
+        #expect(abs(parsed.timeIntervalSinceNow) < 60)
     }
 }

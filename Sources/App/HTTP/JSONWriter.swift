@@ -72,13 +72,14 @@ struct JSONWriter {
         needsComma = true
     }
 
-    /// A string whose bytes `append` writes and promises need no escaping (ASCII
-    /// without quotes, backslashes or control characters, such as a timestamp).
-    mutating func ascii(_ append: (inout [UInt8]) -> Void) {
+    /// A value whose bytes `append` writes and promises need no escaping (ASCII without
+    /// quotes, backslashes or control characters, such as a timestamp), in quotes unless
+    /// `quoted` is false (a number).
+    mutating func ascii(quoted: Bool = true, _ append: (inout [UInt8]) -> Void) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
         append(&bytes)
-        bytes.append(UInt8(ascii: "\""))
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
         needsComma = true
     }
 

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Writes one JSON object per line to standard error.
@@ -69,20 +70,20 @@ public struct Logger: Sendable {
     /// Logs `message` with `fields` when `level` is enabled.
     public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, Value> = [:]) {
         guard level >= minimumLevel else { return }
-        var line = "{\"time\":\"\(Self.timestamp())\",\"level\":\"\(level.name)\",\"message\":"
-        JSONText.appendString(message, to: &line)
-        for (key, value) in fields {
-            line += ","
-            JSONText.appendString(key, to: &line)
-            line += ":"
-            switch value {
-            case .string(let text): JSONText.appendString(text, to: &line)
-            case .int(let number): line += String(number)
-            case .double(let number): line += number.isFinite ? String(number) : "null"
+        var json = JSONWriter(capacity: 256)
+        json.object { json in
+            json.field("time", LogTime(date: Date()))
+            json.field("level", level.name)
+            json.field("message", message)
+            for (key, value) in fields {
+                switch value {
+                case .string(let text): json.field(dynamic: key, text)
+                case .int(let number): json.field(dynamic: key, number)
+                case .double(let number): json.field(dynamic: key, JSONNumber(value: number))
+                }
             }
         }
-        line += "}"
-        sink(line)
+        sink(String(decoding: json.bytes, as: UTF8.self))
     }
 
     /// Logs at `info`.
@@ -91,30 +92,30 @@ public struct Logger: Sendable {
     public func warning(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.warning, message, fields) }
     /// Logs at `error`.
     public func error(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.error, message, fields) }
+}
 
-    private static func timestamp() -> String {
-        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+/// A log line's time: `2026-11-29T17:36:42.306Z` (UTC, milliseconds), written in place.
+private struct LogTime: JSONWritable {
+    let date: Date
+
+    func write(to json: inout JSONWriter) {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let seconds = CivilDate.floorDivide(milliseconds, 1000)
+        json.ascii { bytes in
+            WireDate.append(Date(timeIntervalSince1970: TimeInterval(seconds)), koreaOffset: false, to: &bytes)
+            bytes.removeLast()  // the "Z", after the fraction
+            bytes.append(UInt8(ascii: "."))
+            CivilDate.appendPadded(milliseconds - seconds * 1000, width: 3, to: &bytes)
+            bytes.append(UInt8(ascii: "Z"))
+        }
     }
 }
 
-/// Minimal JSON text helpers for hand-built lines.
-enum JSONText {
-    /// Appends `text` as a quoted JSON string, escaping quotes, backslashes and controls.
-    static func appendString(_ text: String, to output: inout String) {
-        output += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
+/// A finite double as a JSON number (`null` otherwise).
+private struct JSONNumber: JSONWritable {
+    let value: Double
+
+    func write(to json: inout JSONWriter) {
+        if value.isFinite { json.ascii(quoted: false) { $0.append(contentsOf: String(value).utf8) } } else { json.null() }
     }
 }

@@ -77,9 +77,12 @@ enum ImportCommand {
 
     private static func writeRejects(_ rejects: [(line: Int, reason: String)], to path: String) async throws {
         let body = rejects.map { reject -> String in
-            var line = "{\"line\":\(reject.line),\"reason\":"
-            JSONText.appendString(reject.reason, to: &line)
-            return line + "}\n"
+            var json = JSONWriter()
+            json.object { json in
+                json.field("line", reject.line)
+                json.field("reason", reject.reason)
+            }
+            return String(decoding: json.bytes, as: UTF8.self) + "\n"
         }.joined()
         try await BlockingWork.run(name: "import-rejects") {
             if body.isEmpty {
