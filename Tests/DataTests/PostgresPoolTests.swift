@@ -182,3 +182,66 @@ final class AttemptCounter: Sendable {
         await database.drop()
     }
 }
+
+/// The pool as a task executor: tasks that prefer it run on its threads and query there.
+@Suite struct PostgresPoolExecutorTests {
+    private static func threadName() -> String {
+        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
+    }
+
+    @Test func tasksPreferringThePoolQueryOnTheThreadTheyRunOn() async throws {
+        let database = try await TestDatabase.migrated()
+        let pool = PostgresPool(.init(url: database.url, size: 2))
+        let observed = try await Task(executorPreference: pool) {
+            let before = Self.threadName()
+            let queryThread = try await pool.withConnection { _ in Self.threadName() }
+            try await Task.sleep(for: .milliseconds(10))
+            let afterSleep = Self.threadName()
+            return (before, queryThread, afterSleep)
+        }.value
+        #expect(observed.0.hasPrefix("postgres-"), "the task starts on a pool thread")
+        #expect(observed.1 == observed.0, "its query runs where it is, without a hop")
+        #expect(observed.2.hasPrefix("postgres-"), "it resumes on a pool thread")
+
+        // Ordinary callers still hand their queries over, and results are the same.
+        #expect(try await pool.withConnection { try $0.query("SELECT 41 + 1").first!.decode(0, as: Int.self) } == 42)
+        await pool.close()
+        await database.drop()
+    }
+
+    @Test func manyTasksOnASmallPoolAllFinishWithTheirOwnResults() async throws {
+        let database = try await TestDatabase.migrated()
+        let pool = PostgresPool(.init(url: database.url, size: 2))
+        let results = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for index in 0..<200 {
+                group.addTask(executorPreference: pool) {
+                    // Suspends between two queries, as a handler awaiting something else would.
+                    let first = try await pool.withConnection { try $0.query("SELECT $1::int * 2", [index]).first!.decode(0, as: Int.self) }
+                    await Task.yield()
+                    let second = try await pool.transaction { try $0.query("SELECT $1::int + 1", [first]).first!.decode(0, as: Int.self) }
+                    return (index, second)
+                }
+            }
+            return try await group.reduce(into: [Int: Int]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(results.count == 200)
+        #expect(results.allSatisfy { $0.value == $0.key * 2 + 1 })
+        await pool.close()
+        await database.drop()
+    }
+
+    @Test func aTaskThatWaitedTooLongInTheQueueGetsPoolTimeoutForItsQuery() async throws {
+        let database = try await TestDatabase.migrated()
+        let pool = PostgresPool(.init(url: database.url, size: 1, maxQueueWait: .milliseconds(200)))
+        async let blocker: Void = pool.withConnection { connection in _ = try connection.query("SELECT pg_sleep(0.6)") }
+        try await Task.sleep(for: .milliseconds(50))
+        let late = await #expect(throws: PostgresError.self) {
+            try await Task(executorPreference: pool) { try await pool.ping() }.value
+        }
+        try await blocker
+        #expect(late?.code == .poolTimeout)
+        try await Task(executorPreference: pool) { try await pool.ping() }.value
+        await pool.close()
+        await database.drop()
+    }
+}

@@ -71,7 +71,7 @@ enum ServeCommand {
                 dependencies: dependencies, auth: auth,
                 cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
                 logger: logger)
-            let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger)
+            let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger, executor: pool)
             try server.start()
             logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port)])
             let signal = await ShutdownSignal.next()

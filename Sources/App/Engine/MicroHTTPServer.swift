@@ -22,14 +22,16 @@ public final class MicroHTTPServer: Sendable {
 
     private let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
+    private let executor: (any TaskExecutor)?
     private let logger: Logger
     private let state = Mutex(State())
 
     /// Creates a server; nothing is bound until ``start()``.
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger, executor: (any TaskExecutor)? = nil) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        self.executor = executor
     }
 
     /// The bound port (useful with `port: 0`); 0 before ``start()``.
@@ -227,7 +229,7 @@ public final class MicroHTTPServer: Sendable {
         state.withLock { $0.inFlight[ObjectIdentifier(exchange)] = exchange }
         MHD_suspend_connection(exchange.connection)
         let responder = responder
-        Task {
+        Task(executorPreference: executor) {
             let response = await responder.respond(to: request)
             self.finish(exchange, response)
         }

@@ -42,11 +42,13 @@ public final class PostgresPool: Sendable {
         for index in 0..<configuration.size {
             let thread = Thread { [queue, configuration] in
                 nameCurrentThread("postgres-\(index)")
-                var connection: PostgresConnection?
+                let worker = PoolWorker(queue: queue)
+                pthread_setspecific(PoolWorker.key, Unmanaged.passUnretained(worker).toOpaque())
                 while let job = queue.next() {
-                    job(&connection, configuration)
+                    job(worker, configuration)
                 }
-                connection?.close()
+                worker.connection?.close()
+                pthread_setspecific(PoolWorker.key, nil)
                 queue.workerExited()
             }
             thread.start()
@@ -58,14 +60,23 @@ public final class PostgresPool: Sendable {
     public func withConnection<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        if let worker = PoolWorker.current, worker.queue === queue {
+            // Already on one of this pool's threads (a task that prefers the pool as its
+            // executor): use its connection right here, no hop. The task's wait in the
+            // queue counts as the job's.
+            guard ContinuousClock.now - worker.taskEnqueuedAt <= configuration.maxQueueWait else {
+                throw PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection")
+            }
+            return try Self.run(body, on: &worker.connection, configuration: configuration).get()
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             let enqueued = ContinuousClock.now
-            let accepted = queue.enqueue { connection, configuration in
+            let accepted = queue.enqueue { worker, configuration in
                 guard ContinuousClock.now - enqueued <= configuration.maxQueueWait else {
                     continuation.resume(throwing: PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection"))
                     return
                 }
-                continuation.resume(with: Self.run(body, on: &connection, configuration: configuration))
+                continuation.resume(with: Self.run(body, on: &worker.connection, configuration: configuration))
             }
             if !accepted {
                 continuation.resume(throwing: PostgresError(code: .poolClosed, message: "the connection pool is closed"))
@@ -161,7 +172,7 @@ public final class PostgresPool: Sendable {
 /// `@unchecked Sendable`: every stored property is read and written only while holding
 /// `condition`'s lock.
 private final class JobQueue: @unchecked Sendable {
-    typealias Job = (inout PostgresConnection?, PostgresPool.Configuration) -> Void
+    typealias Job = (PoolWorker, PostgresPool.Configuration) -> Void
 
     private let condition = NSCondition()
     private var jobs: [Job] = []
@@ -226,4 +237,49 @@ private final class JobQueue: @unchecked Sendable {
 /// has not started before its creator records it, so some pool threads kept no name.
 func nameCurrentThread(_ name: String) {
     _ = try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+}
+
+/// The state of one pool thread, reachable (through a thread-specific key) from code
+/// running on it.
+///
+/// `@unchecked Sendable`: only its own thread reads or writes `connection` and
+/// `taskEnqueuedAt`; other threads only compare `queue`'s identity.
+final class PoolWorker: @unchecked Sendable {
+    var connection: PostgresConnection?
+    /// When the task job now running on this thread was queued.
+    var taskEnqueuedAt = ContinuousClock.now
+    let queue: AnyObject
+
+    init(queue: AnyObject) { self.queue = queue }
+
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static var current: PoolWorker? {
+        pthread_getspecific(key).map { Unmanaged<PoolWorker>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// The pool as a task executor: a task started with `Task(executorPreference: pool)` (the
+/// HTTP server's request tasks) runs on the pool's threads, in the same queue as queries,
+/// and its queries run on the thread it is on (see ``withConnection(_:)``). A request
+/// then crosses from the engine to a pool thread and back, instead of engine → cooperative
+/// pool → pool thread → cooperative pool → engine. Blocking there is allowed: these are
+/// the pool's own threads, never the cooperative pool's.
+extension PostgresPool: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        let enqueued = ContinuousClock.now
+        let accepted = queue.enqueue { worker, _ in
+            worker.taskEnqueuedAt = enqueued
+            job.runSynchronously(on: executor)
+        }
+        // Closed (shutting down): run it here rather than leave a task suspended forever;
+        // its queries fail with poolClosed.
+        if !accepted { job.runSynchronously(on: executor) }
+    }
 }
