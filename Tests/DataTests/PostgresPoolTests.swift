@@ -116,6 +116,26 @@ import TestSupport
             }
         }
         #expect(nullIntoString?.code == .decoding)
+
+        // Integers, booleans and timestamps are read from libpq's bytes: edges and refusals.
+        let edges = try await database.pool.withConnection { connection in
+            let row = try connection.query("""
+                SELECT 0::bigint, -7::int, 9223372036854775807::bigint, (-9223372036854775807 - 1)::bigint, false,
+                       '1969-12-31 23:59:59.5+00'::timestamptz, ''::text
+                """).first!
+            return (try row.decode(0, as: Int.self), try row.decode(1, as: Int.self), try row.decode(2, as: Int.self),
+                    try row.decode(3, as: Int.self), try row.decode(4, as: Bool.self), try row.decode(5, as: Date.self),
+                    try row.decode(6, as: String.self))
+        }
+        #expect(edges.0 == 0 && edges.1 == -7 && edges.2 == Int.max && edges.3 == Int.min && edges.4 == false)
+        #expect(edges.5 == Date(timeIntervalSince1970: -0.5))
+        #expect(edges.6 == "")
+        for text in ["", "-", "12a", "99999999999999999999", "1.5"] {
+            let refused = await #expect(throws: PostgresError.self, "\(text)") {
+                try await database.pool.withConnection { try $0.query("SELECT $1::text", [text]).first!.decode(0, as: Int.self) }
+            }
+            #expect(refused?.code == .decoding)
+        }
         await database.drop()
     }
 
