@@ -99,7 +99,7 @@ import Testing
         #expect(try parse(page) as? NSDictionary == expected)
     }
 
-    @Test func wireDatesMatchFoundationsISO8601InKoreaAndUTC() {
+    @Test func wireDatesMatchFoundationsISO8601InKoreaAndUTC() throws {
         let korea = Date.ISO8601FormatStyle(timeSeparator: .colon, timeZoneSeparator: .colon, timeZone: TimeZone(secondsFromGMT: 9 * 3600)!)
         let utc = Date.ISO8601FormatStyle()
         var generator = SystemRandomNumberGenerator()
@@ -108,8 +108,8 @@ import Testing
         }
         for seconds in instants {
             let date = Date(timeIntervalSince1970: seconds)
-            #expect(WireDate.format(date) == date.formatted(korea), "\(seconds)")
-            #expect(WireDate.format(date, koreaOffset: false) == date.formatted(utc), "\(seconds)")
+            #expect(try parse(WireDate.JSON(date)) as? String == date.formatted(korea), "\(seconds)")
+            #expect(try parse(WireDate.JSON(date, koreaOffset: false)) as? String == date.formatted(utc), "\(seconds)")
         }
     }
 }

@@ -23,15 +23,8 @@ extension HTTPRequest {
 /// Dates on the wire: ISO 8601 to the second with the Korea offset on output (`Z` for
 /// account timestamps); any offset (or `Z`) on input, with or without fractional seconds.
 enum WireDate {
-    /// `2026-12-01T10:00:00+09:00`; `2026-12-01T01:00:00Z` with `koreaOffset: false`.
-    static func format(_ date: Date, koreaOffset: Bool = true) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(25)
-        append(date, koreaOffset: koreaOffset, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends ``format(_:koreaOffset:)``'s text to `bytes` (JSON writes dates in place).
+    /// Appends `2026-12-01T10:00:00+09:00` (`2026-12-01T01:00:00Z` with `koreaOffset:
+    /// false`) to `bytes`: JSON writes dates in place.
     static func append(_ date: Date, koreaOffset: Bool = true, to bytes: inout [UInt8]) {
         var seconds = Int(date.timeIntervalSince1970.rounded(.down)) + (koreaOffset ? 9 * 3600 : 0)
         let days = CivilDate.floorDivide(seconds, 86_400)
