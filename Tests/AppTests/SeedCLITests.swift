@@ -18,10 +18,16 @@ import TestSupport
                 SELECT (SELECT count(*) FROM influencers)::int, (SELECT count(*) FROM posts)::int, (SELECT count(*) FROM users)::int,
                        (SELECT count(*) FROM likes)::int,
                        (SELECT count(*) FROM posts p WHERE p.likes_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id))::int,
-                       (SELECT count(*) FROM category_post_counts cc WHERE cc.post_count <> (SELECT count(*) FROM posts p WHERE p.category_id = cc.category_id))::int
+                       (SELECT count(*) FROM category_post_counts cc WHERE cc.post_count <> (SELECT count(*) FROM posts p WHERE p.category_id = cc.category_id))::int,
+                       (SELECT count(*) FROM (
+                           SELECT day, category_id, sum(starts) AS starts, sum(ends) AS ends FROM (
+                               SELECT day, category_id, starts, ends FROM post_day_counts
+                               UNION ALL SELECT korea_day(group_buying_start), category_id, -1, 0 FROM posts
+                               UNION ALL SELECT korea_day(group_buying_end), category_id, 0, -1 FROM posts) x
+                           GROUP BY day, category_id HAVING sum(starts) <> 0 OR sum(ends) <> 0) wrong)::int
                 """).first!
             return ["influencers": try row.decode(0), "posts": try row.decode(1), "users": try row.decode(2), "likes": try row.decode(3),
-                    "wrong like counts": try row.decode(4), "wrong category counts": try row.decode(5)]
+                    "wrong like counts": try row.decode(4), "wrong category counts": try row.decode(5), "wrong day counts": try row.decode(6)]
         }
     }
 
@@ -40,6 +46,7 @@ import TestSupport
         #expect(afterFirst["likes"]! > 40_000)
         #expect(afterFirst["wrong like counts"] == 0)
         #expect(afterFirst["wrong category counts"] == 0)
+        #expect(afterFirst["wrong day counts"] == 0)
 
         let second = try await Market09Process.run(["seed", "demo"], environment: environment, directory: workspace)
         #expect(second.output.contains("0 posts added, 0 posts moved"))
@@ -63,7 +70,7 @@ import TestSupport
                                                    environment: ["DATABASE_URL": database.url], directory: try directory())
         #expect(result.code == 0, "\(result.output)")
         #expect(result.output.contains("progress: 9450/9450 rows"))
-        #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0])
+        #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0, "wrong day counts": 0])
         await database.drop()
     }
 

@@ -102,6 +102,7 @@ public struct PostgresBulkSeeder: Sendable {
                 DELETE FROM feed_ranks;
                 INSERT INTO feed_ranks (day, post_id, category_id, rank)
                     SELECT d.day, p.id, p.category_id, feed_rank(p.id, d.day) FROM posts p JOIN feed_days d ON p.group_buying_end >= d.day_start;
+                SELECT post_day_counts_rebuild();
                 ANALYZE;
                 """)
         }
