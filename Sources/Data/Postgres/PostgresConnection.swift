@@ -9,6 +9,10 @@ import Foundation
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private var preparedNames: [String: String] = [:]
+
+    /// The texts of the statements prepared on this connection (tests compare them with
+    /// the benchmark's copies in `bench/sql`).
+    var preparedStatements: [String] { Array(preparedNames.keys) }
     /// Successful server round trips so far; the pool compares it before and after a job to
     /// know whether a failed job reached the server at all (and so may be retried).
     private(set) var successfulRoundTrips = 0
