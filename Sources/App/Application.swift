@@ -59,12 +59,12 @@ public enum Application {
         let authenticator = Authenticator(
             codec: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
             revocations: deps.revocations, now: deps.now)
+        let limits = AuthRateLimits(settings: auth, now: deps.now)
         let authentication = Authentication(
-            users: deps.users, sessions: deps.sessions, passwords: deps.passwords, refreshTokens: deps.refreshTokens,
-            idTokens: deps.idTokens, settings: auth.sessions, now: deps.now, newID: deps.newID)
+            users: deps.users, sessions: deps.sessions, passwords: deps.passwords, attempts: limits.passwordAttempts,
+            refreshTokens: deps.refreshTokens, idTokens: deps.idTokens, settings: auth.sessions, now: deps.now, newID: deps.newID)
         let authController = AuthController(
-            authentication: authentication, authenticator: authenticator, revocations: deps.revocations,
-            settings: auth, limits: AuthRateLimits(settings: auth, now: deps.now))
+            authentication: authentication, authenticator: authenticator, revocations: deps.revocations, settings: auth, limits: limits)
         let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator, revocations: deps.revocations)
         let resolver = CategoryResolver(categories: deps.categories)
         let postsController = PostsController(

@@ -63,6 +63,31 @@ public struct FakePasswordHasher: PasswordHasher {
     public init() {}
     public func hash(_ password: String) async throws -> String { try await hashHandler(password) }
     public func verify(_ password: String, against hash: String) async throws -> Bool { try await verifyHandler(password, hash) }
+    public var decoyHash: String { "decoy-hash" }
+}
+
+/// Password budgets that record every reservation and release, and refuse once `limit`
+/// reservations are outstanding.
+public final class RecordingPasswordAttempts: PasswordAttemptLimiter {
+    private let state = Mutex<(calls: [String], outstanding: Int)>(([], 0))
+    private let limit: Int
+    /// Budgets allowing `limit` outstanding reservations.
+    public init(limit: Int = .max) { self.limit = limit }
+    /// `reserve email client` / `release email client`, in order.
+    public var calls: [String] { state.withLock { $0.calls } }
+    public func reserve(email: String, client: String) throws {
+        try state.withLock { state in
+            guard state.outstanding < limit else { throw AuthError.rateLimited(retryAfterSeconds: 60) }
+            state.outstanding += 1
+            state.calls.append("reserve \(email) \(client)")
+        }
+    }
+    public func release(email: String, client: String) {
+        state.withLock { state in
+            state.outstanding -= 1
+            state.calls.append("release \(email) \(client)")
+        }
+    }
 }
 
 /// An ID-token verifier that must not be called.

@@ -22,11 +22,12 @@ public struct TestApp: Sendable {
     /// The signing secret of test applications.
     public static let secret = "test-secret-0123456789-0123456789-abcdef"
 
-    /// Builds the application; `configure` adjusts auth settings, `idTokens` replaces the
-    /// ID-token verifier.
+    /// Builds the application; `configure` adjusts auth settings, `idTokens` and
+    /// `passwords` replace the ID-token verifier and the password hasher.
     public static func make(
         configure: (inout AuthSettings) -> Void = { _ in },
         idTokens: (any IDTokenVerifier)? = nil,
+        passwords: (any PasswordHasher)? = nil,
         clock: TestClock = TestClock()
     ) async throws -> TestApp {
         let database = try await TestDatabase.migrated()
@@ -36,7 +37,7 @@ public struct TestApp: Sendable {
         let logs = LogCapture()
         var dependencies = Application.Dependencies.live(pool: database.pool, auth: auth, logger: logs.logger)
         dependencies.now = clock.source
-        dependencies.passwords = PBKDF2PasswordHasher(iterations: auth.passwordIterations)
+        dependencies.passwords = passwords ?? PBKDF2PasswordHasher(iterations: auth.passwordIterations)
         if let idTokens { dependencies.idTokens = idTokens }
         try await dependencies.revocations.start()
         let responder = Application.makeResponder(dependencies: dependencies, auth: auth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)

@@ -13,11 +13,11 @@ import TestSupport
     private func authentication(
         users: FakeUserRepository = FakeUserRepository(), sessions: FakeSessionRepository = FakeSessionRepository(),
         passwords: FakePasswordHasher = FakePasswordHasher(), idTokens: FakeIDTokenVerifier = FakeIDTokenVerifier(),
-        grace: TimeInterval = 10
+        attempts: RecordingPasswordAttempts = RecordingPasswordAttempts(), grace: TimeInterval = 10
     ) -> Authentication {
         var settings = Authentication.Settings()
         settings.refreshGrace = grace
-        return Authentication(users: users, sessions: sessions, passwords: passwords, refreshTokens: SequentialRefreshTokens(),
+        return Authentication(users: users, sessions: sessions, passwords: passwords, attempts: attempts, refreshTokens: SequentialRefreshTokens(),
                               idTokens: idTokens, settings: settings, now: { [now] in now }, newID: { [fixedID] in fixedID })
     }
 
@@ -75,7 +75,7 @@ import TestSupport
     @Test func aPermanentUserCannotUpgradeAndNothingIsTouched() async throws {
         let principal = Principal(userID: UserID(rawValue: fixedID), sessionID: SessionID(rawValue: UUID()), role: .user, isAnonymous: false)
         await #expect(throws: AuthError.alreadyPermanent) {
-            try await authentication().upgrade(principal, with: .email(email: "a@b.co", password: "password"), merge: false)
+            try await authentication().upgrade(principal, with: .email(email: "a@b.co", password: "password"), merge: false, client: "192.0.2.1")
         }
     }
 
@@ -89,7 +89,7 @@ import TestSupport
         let principal = Principal(userID: UserID(rawValue: fixedID), sessionID: SessionID(rawValue: UUID()), role: .user, isAnonymous: true)
 
         await #expect(throws: AuthError.identityExists) {
-            try await authentication(users: users).upgrade(principal, with: .email(email: " Owner@Example.com", password: "whatever1"), merge: false)
+            try await authentication(users: users).upgrade(principal, with: .email(email: " Owner@Example.com", password: "whatever1"), merge: false, client: "192.0.2.1")
         }
     }
 
@@ -122,14 +122,48 @@ import TestSupport
         ])
     }
 
-    @Test func aWrongPasswordAndAnUnknownEmailAreTheSameError() async throws {
+    @Test func aWrongPasswordAndAnUnknownEmailAreTheSameErrorAndTheSameKDFWork() async throws {
         var users = FakeUserRepository()
         users.identityHandler = { _, subject in subject == "known@example.com" ? StoredIdentity(userID: UserID(rawValue: UUID()), passwordHash: "h") : nil }
+        let checked = Mutex<[String]>([])
         var passwords = FakePasswordHasher()
-        passwords.verifyHandler = { _, _ in false }
-        let auth = authentication(users: users, passwords: passwords)
+        passwords.verifyHandler = { _, hash in checked.withLock { $0.append(hash) }; return false }
+        let attempts = RecordingPasswordAttempts()
+        let auth = authentication(users: users, passwords: passwords, attempts: attempts)
 
-        await #expect(throws: AuthError.invalidCredentials) { try await auth.signIn(email: "known@example.com", password: "wrong") }
-        await #expect(throws: AuthError.invalidCredentials) { try await auth.signIn(email: "nobody@example.com", password: "wrong") }
+        await #expect(throws: AuthError.invalidCredentials) { try await auth.signIn(email: "known@example.com", password: "wrong", client: "c") }
+        await #expect(throws: AuthError.invalidCredentials) { try await auth.signIn(email: "nobody@example.com", password: "wrong", client: "c") }
+        #expect(checked.withLock { $0 } == ["h", "decoy-hash"])
+        // Failures keep their reservations.
+        #expect(attempts.calls == ["reserve known@example.com c", "reserve nobody@example.com c"])
+    }
+
+    @Test func aRightPasswordGivesItsReservationBack() async throws {
+        let owner = UserID(rawValue: fixedID)
+        var users = FakeUserRepository()
+        users.identityHandler = { _, _ in StoredIdentity(userID: owner, passwordHash: "h") }
+        users.userHandler = { [now] id in User(id: id, isAnonymous: false, createdAt: now) }
+        users.recordSignInHandler = { _, _, _ in }
+        var sessions = FakeSessionRepository()
+        sessions.createHandler = { _, _, _, _ in }
+        var passwords = FakePasswordHasher()
+        passwords.verifyHandler = { _, _ in true }
+        let attempts = RecordingPasswordAttempts()
+        _ = try await authentication(users: users, sessions: sessions, passwords: passwords, attempts: attempts)
+            .signIn(email: " Known@Example.com", password: "right", client: "c")
+        #expect(attempts.calls == ["reserve known@example.com c", "release known@example.com c"])
+    }
+
+    @Test func aSpentBudgetRefusesBeforeAnyLookupOrKDF() async throws {
+        let attempts = RecordingPasswordAttempts(limit: 0)
+        await #expect(throws: AuthError.rateLimited(retryAfterSeconds: 60)) {
+            try await authentication(attempts: attempts).signIn(email: "known@example.com", password: "guess", client: "c")
+        }
+        let principal = Principal(userID: UserID(rawValue: UUID()), sessionID: SessionID(rawValue: UUID()), role: .user, isAnonymous: true)
+        var users = FakeUserRepository()
+        users.identityHandler = { _, _ in StoredIdentity(userID: UserID(rawValue: UUID()), passwordHash: "h") }
+        await #expect(throws: AuthError.rateLimited(retryAfterSeconds: 60)) {
+            try await authentication(users: users, attempts: attempts).upgrade(principal, with: .email(email: "known@example.com", password: "guess"), merge: true, client: "c")
+        }
     }
 }

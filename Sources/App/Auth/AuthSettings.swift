@@ -22,6 +22,8 @@ public struct AuthSettings: Sendable {
     public var tokenRequests = RateLimiter.Limit(count: 150, per: 300)
     /// Failed password sign-ins per email.
     public var failedPasswordSignIns = RateLimiter.Limit(count: 10, per: 900)
+    /// Failed password checks per client address, whatever the email.
+    public var failedPasswordsPerAddress = RateLimiter.Limit(count: 50, per: 900)
     /// Proxies whose `X-Forwarded-For` is believed.
     public var trustedProxies: [String] = []
     /// Google client ids (empty: Google sign-in disabled) and key set.

@@ -4,6 +4,11 @@ import Synchronization
 
 /// Fixed-window counters per key (a client address, an email), in memory on this
 /// instance. Answers how long to wait when a key is over its limit.
+///
+/// Keys come from clients, so the table is bounded twice: entries whose window has passed
+/// are dropped as the table grows, and when `capacity` live keys are reached the oldest
+/// windows are evicted. Callers validate keys first (an email is at most 254 bytes), so
+/// the default 100,000 keys hold at most a few tens of megabytes.
 public final class RateLimiter: Sendable {
     /// A limit: at most `count` events per `window`.
     public struct Limit: Sendable {
@@ -23,13 +28,22 @@ public final class RateLimiter: Sendable {
         var count: Int
     }
 
+    private struct Table {
+        var windows: [String: Window] = [:]
+        /// Size at which expired windows are next swept (doubles with the live set, so a
+        /// sweep costs O(1) amortised per insert).
+        var sweepAt = 1_024
+    }
+
     private let limit: Limit
-    private let windows = Mutex<[String: Window]>([:])
+    private let capacity: Int
+    private let table = Mutex(Table())
     private let now: @Sendable () -> Date
 
-    /// Creates a limiter.
-    public init(_ limit: Limit, now: @escaping @Sendable () -> Date) {
+    /// Creates a limiter holding at most `capacity` keys.
+    public init(_ limit: Limit, capacity: Int = 100_000, now: @escaping @Sendable () -> Date) {
         self.limit = limit
+        self.capacity = capacity
         self.now = now
     }
 
@@ -37,46 +51,51 @@ public final class RateLimiter: Sendable {
     /// when the key is over its limit (the refused event is not counted).
     public func record(_ key: String) throws {
         let now = now()
-        let retryAfter: Int? = windows.withLock { windows in
-            if windows.count > 100_000 { windows = windows.filter { now.timeIntervalSince($0.value.start) < limit.window } }
-            var window = windows[key] ?? Window(start: now, count: 0)
-            if now.timeIntervalSince(window.start) >= limit.window { window = Window(start: now, count: 0) }
-            guard window.count < limit.count else {
-                return max(1, Int((limit.window - now.timeIntervalSince(window.start)).rounded(.up)))
-            }
+        let retryAfter: Int? = table.withLock { table in
+            var window = table.windows[key].flatMap { now.timeIntervalSince($0.start) < limit.window ? $0 : nil } ?? Window(start: now, count: 0)
+            guard window.count < limit.count else { return secondsLeft(window, now) }
             window.count += 1
-            windows[key] = window
+            if table.windows.updateValue(window, forKey: key) == nil, table.windows.count >= table.sweepAt { sweep(&table, now) }
             return nil
         }
         if let retryAfter { throw AuthError.rateLimited(retryAfterSeconds: retryAfter) }
     }
 
+    /// Takes back one event counted for `key` in its current window (an attempt that
+    /// turned out not to count, such as a right password).
+    public func refund(_ key: String) {
+        table.withLock { table in
+            guard var window = table.windows[key], window.count > 0 else { return }
+            window.count -= 1
+            table.windows[key] = window
+        }
+    }
+
     /// Checks without counting (for failures counted only when they happen).
     public func check(_ key: String) throws {
         let now = now()
-        let retryAfter: Int? = windows.withLock { windows in
-            guard let window = windows[key], now.timeIntervalSince(window.start) < limit.window, window.count >= limit.count else { return nil }
-            return max(1, Int((limit.window - now.timeIntervalSince(window.start)).rounded(.up)))
+        let retryAfter: Int? = table.withLock { table in
+            guard let window = table.windows[key], now.timeIntervalSince(window.start) < limit.window, window.count >= limit.count else { return nil }
+            return secondsLeft(window, now)
         }
         if let retryAfter { throw AuthError.rateLimited(retryAfterSeconds: retryAfter) }
     }
-}
 
-/// The client's address: the socket peer, or — when the peer is a trusted proxy — the
-/// right-most `X-Forwarded-For` entry that is not itself a trusted proxy.
-public struct ClientAddress: Sendable {
-    private let trustedProxies: Set<String>
+    /// How many keys are held (expired ones included until the next sweep).
+    public var count: Int { table.withLock { $0.windows.count } }
 
-    /// Creates the resolver with the proxies whose `X-Forwarded-For` is believed.
-    public init(trustedProxies: [String]) {
-        self.trustedProxies = Set(trustedProxies)
+    private func secondsLeft(_ window: Window, _ now: Date) -> Int {
+        max(1, Int((limit.window - now.timeIntervalSince(window.start)).rounded(.up)))
     }
 
-    /// The address to rate-limit `request` by.
-    public func of(_ request: HTTPRequest) -> String {
-        let peer = request.remoteAddress ?? "unknown"
-        guard trustedProxies.contains(peer), let forwarded = request.headers["X-Forwarded-For"] else { return peer }
-        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return hops.last { !trustedProxies.contains($0) } ?? peer
+    private func sweep(_ table: inout Table, _ now: Date) {
+        table.windows = table.windows.filter { now.timeIntervalSince($0.value.start) < limit.window }
+        if table.windows.count >= capacity {
+            // Every key is live: keep the newest windows (evicting the oldest forgets the
+            // attempts closest to expiring anyway).
+            let newest = table.windows.sorted { $0.value.start > $1.value.start }.prefix(capacity * 3 / 4)
+            table.windows = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
+        }
+        table.sweepAt = min(capacity, max(1_024, table.windows.count * 2))
     }
 }

@@ -13,17 +13,24 @@ public struct PBKDF2PasswordHasher: PasswordHasher {
     /// OWASP's recommendation for PBKDF2-HMAC-SHA256.
     public static let recommendedIterations = 600_000
     private let iterations: Int
+    public let decoyHash: String
 
     /// Creates a hasher that hashes with `iterations` rounds.
     public init(iterations: Int = PBKDF2PasswordHasher.recommendedIterations) {
         self.iterations = iterations
+        // Random salt and digest: verifying runs the full KDF and matches nothing.
+        decoyHash = Self.format(iterations: iterations, salt: CryptoPrimitives.randomBytes(16), digest: CryptoPrimitives.randomBytes(32))
     }
 
     public func hash(_ password: String) async throws -> String {
         let salt = CryptoPrimitives.randomBytes(16)
         let iterations = iterations
         let digest = try await BlockingWork.run(name: "pbkdf2") { Self.derive(password, salt: salt, iterations: iterations) }
-        return "$pbkdf2-sha256$i=\(iterations)$\(Base64URL.encode(salt))$\(Base64URL.encode(digest))"
+        return Self.format(iterations: iterations, salt: salt, digest: digest)
+    }
+
+    private static func format(iterations: Int, salt: [UInt8], digest: [UInt8]) -> String {
+        "$pbkdf2-sha256$i=\(iterations)$\(Base64URL.encode(salt))$\(Base64URL.encode(digest))"
     }
 
     public func verify(_ password: String, against hash: String) async throws -> Bool {

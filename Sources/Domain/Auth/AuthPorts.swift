@@ -6,6 +6,10 @@ public protocol PasswordHasher: Sendable {
     func hash(_ password: String) async throws -> String
     /// Whether `password` matches `hash` (constant-time comparison).
     func verify(_ password: String, against hash: String) async throws -> Bool
+    /// A well-formed hash at the current cost that no password matches. Checked in place
+    /// of a missing one, so an unknown email costs what a wrong password costs and the
+    /// answer's timing does not tell which emails have accounts.
+    var decoyHash: String { get }
 }
 
 /// Opaque refresh tokens.

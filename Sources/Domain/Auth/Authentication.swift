@@ -47,6 +47,7 @@ public struct Authentication: Sendable {
     private let users: any UserRepository
     private let sessions: any SessionRepository
     private let passwords: any PasswordHasher
+    private let attempts: any PasswordAttemptLimiter
     private let refreshTokens: any RefreshTokenFactory
     private let idTokens: any IDTokenVerifier
     private let settings: Settings
@@ -56,11 +57,12 @@ public struct Authentication: Sendable {
     /// Creates the use cases over their dependencies; `now` and `newID` are injected so
     /// tests can pin them.
     public init(users: any UserRepository, sessions: any SessionRepository, passwords: any PasswordHasher,
-                refreshTokens: any RefreshTokenFactory, idTokens: any IDTokenVerifier, settings: Settings = Settings(),
+                attempts: any PasswordAttemptLimiter, refreshTokens: any RefreshTokenFactory, idTokens: any IDTokenVerifier, settings: Settings = Settings(),
                 now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID) {
         self.users = users
         self.sessions = sessions
         self.passwords = passwords
+        self.attempts = attempts
         self.refreshTokens = refreshTokens
         self.idTokens = idTokens
         self.settings = settings
@@ -84,11 +86,12 @@ public struct Authentication: Sendable {
         return try await startSession(for: user)
     }
 
-    /// Signs in with email and password; one answer for an unknown email and a wrong
-    /// password, so the endpoint does not reveal which emails have accounts.
-    public func signIn(email: String, password: String) async throws -> IssuedSession {
-        let email = email.trimmingCharacters(in: .whitespaces).lowercased()
-        let owner = try await verifiedEmailOwner(email: email, password: password)
+    /// Signs in with email and password, drawing on the password budgets of `email` and
+    /// `client`; one answer (and one KDF run) for an unknown email and a wrong password,
+    /// so the endpoint does not reveal which emails have accounts.
+    public func signIn(email: String, password: String, client: String) async throws -> IssuedSession {
+        let email = try CredentialRules.email(email)
+        let owner = try await verifiedEmailOwner(email: email, password: password, client: client)
         try await users.recordSignIn(provider: .email, subject: email, now: now())
         return try await startSession(for: owner)
     }
@@ -123,8 +126,9 @@ public struct Authentication: Sendable {
 
     /// Makes the calling anonymous user permanent with `credential`, keeping its id and
     /// data. When the identity belongs to another account, `merge` moves the anonymous
-    /// user's likes there and signs in as that account instead.
-    public func upgrade(_ principal: Principal, with credential: UpgradeCredential, merge: Bool) async throws -> IssuedSession {
+    /// user's likes there and signs in as that account instead (an email's password is
+    /// then checked against the same budgets as a sign-in by `client`).
+    public func upgrade(_ principal: Principal, with credential: UpgradeCredential, merge: Bool, client: String) async throws -> IssuedSession {
         guard principal.isAnonymous else { throw AuthError.alreadyPermanent }
         let identity: NewIdentity
         switch credential {
@@ -132,7 +136,7 @@ public struct Authentication: Sendable {
             let email = try CredentialRules.email(email)
             if let existing = try await users.identity(provider: .email, subject: email), existing.userID != principal.userID {
                 guard merge else { throw AuthError.identityExists }
-                let owner = try await verifiedEmailOwner(email: email, password: password)
+                let owner = try await verifiedEmailOwner(email: email, password: password, client: client)
                 return try await mergeAnonymous(principal, into: owner)
             }
             try CredentialRules.password(password)
@@ -164,12 +168,22 @@ public struct Authentication: Sendable {
         return try await startSession(for: owner)
     }
 
-    private func verifiedEmailOwner(email: String, password: String) async throws -> User {
-        guard let identity = try await users.identity(provider: .email, subject: email),
-              let hash = identity.passwordHash,
-              try await passwords.verify(password, against: hash)
-        else { throw AuthError.invalidCredentials }
-        return try await existingUser(identity.userID)
+    /// The one place a password is checked: reserved against the budgets first, the KDF
+    /// run whether or not the email has a password, the reservation kept only on failure.
+    private func verifiedEmailOwner(email: String, password: String, client: String) async throws -> User {
+        try attempts.reserve(email: email, client: client)
+        let owner: UserID?
+        do {
+            let identity = try await users.identity(provider: .email, subject: email)
+            let matches = try await passwords.verify(password, against: identity?.passwordHash ?? passwords.decoyHash)
+            owner = matches && identity?.passwordHash != nil ? identity?.userID : nil
+        } catch {
+            attempts.release(email: email, client: client)
+            throw error
+        }
+        guard let owner else { throw AuthError.invalidCredentials }
+        attempts.release(email: email, client: client)
+        return try await existingUser(owner)
     }
 
     private func existingUser(_ id: UserID) async throws -> User {

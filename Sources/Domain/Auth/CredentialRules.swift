@@ -3,14 +3,17 @@ import Foundation
 /// Validation of sign-up credentials.
 enum CredentialRules {
     /// Trims and lower-cases an email and checks its shape (one `@`, a dotted domain, no
-    /// spaces, at most 254 characters).
+    /// spaces, at most 254 bytes: RFC 5321's limit on a forward path). Input far beyond
+    /// that is refused before it is copied, since emails become limiter keys and queries.
     static func email(_ raw: String) throws -> String {
+        let invalid = DomainError.invalid(field: "email", message: "email must be an address like name@example.com, at most 254 bytes")
+        guard raw.utf8.count <= 254 + 64 else { throw invalid }
         let email = raw.trimmingCharacters(in: .whitespaces).lowercased()
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+        guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
               !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
               !email.contains(where: { $0.isWhitespace || $0.isNewline })
-        else { throw DomainError.invalid(field: "email", message: "email must be an address like name@example.com") }
+        else { throw invalid }
         return email
     }
 

@@ -41,14 +41,8 @@ struct AuthController: Sendable {
         let body = try request.decodeBody(TokenRequest.self)
         switch body.grantType {
         case "password":
-            let email = try required(body.email, "email").trimmingCharacters(in: .whitespaces).lowercased()
-            try limits.failedPasswordSignIns.check(email)
-            do {
-                return session(try await authentication.signIn(email: email, password: try required(body.password, "password")))
-            } catch AuthError.invalidCredentials {
-                try? limits.failedPasswordSignIns.record(email)
-                throw AuthError.invalidCredentials
-            }
+            let email = try required(body.email, "email")
+            return session(try await authentication.signIn(email: email, password: try required(body.password, "password"), client: limits.clientAddress.of(request)))
         case "refresh_token":
             return session(try await authentication.refresh(refreshToken: try required(body.refreshToken, "refresh_token")))
         case "id_token":
@@ -60,6 +54,8 @@ struct AuthController: Sendable {
     }
 
     private func upgrade(_ request: HTTPRequest, _ principal: Principal) async throws -> HTTPResponse {
+        let client = limits.clientAddress.of(request)
+        try limits.tokenRequests.record(client)
         let body = try request.decodeBody(UpgradeRequest.self)
         let credential: UpgradeCredential
         switch try provider(body.provider, allowing: IdentityProvider.allCases) {
@@ -68,7 +64,7 @@ struct AuthController: Sendable {
         case let provider:
             credential = .idToken(provider: provider, idToken: try required(body.idToken, "id_token"), nonce: body.nonce)
         }
-        let issued = try await authentication.upgrade(principal, with: credential, merge: body.merge ?? false)
+        let issued = try await authentication.upgrade(principal, with: credential, merge: body.merge ?? false, client: client)
         revocations.insert([principal.sessionID])
         return session(issued)
     }
@@ -80,17 +76,3 @@ struct AuthController: Sendable {
     }
 }
 
-/// The rate limiters of the auth endpoints, shared by every request of an instance.
-struct AuthRateLimits: Sendable {
-    let anonymousSignUps: RateLimiter
-    let tokenRequests: RateLimiter
-    let failedPasswordSignIns: RateLimiter
-    let clientAddress: ClientAddress
-
-    init(settings: AuthSettings, now: @escaping @Sendable () -> Date) {
-        anonymousSignUps = RateLimiter(settings.anonymousSignUps, now: now)
-        tokenRequests = RateLimiter(settings.tokenRequests, now: now)
-        failedPasswordSignIns = RateLimiter(settings.failedPasswordSignIns, now: now)
-        clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
-    }
-}
