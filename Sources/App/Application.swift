@@ -42,7 +42,7 @@ public enum Application {
             return Dependencies(
                 categories: PostgresCategoryRepository(pool: pool), readiness: pool,
                 users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool),
-                passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations),
+                passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers()),
                 refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
                 idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
                 posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),

@@ -11,4 +11,7 @@ public enum DomainError: Error, Sendable, Equatable {
     case forbidden(String)
     /// A dependency the use case needs is not able to answer right now.
     case unavailable(String)
+    /// Too much of this kind of work is in progress; retry after the given seconds (503
+    /// `busy`, answered at once instead of queueing).
+    case overloaded(retryAfterSeconds: Int)
 }

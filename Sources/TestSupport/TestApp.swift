@@ -37,7 +37,7 @@ public struct TestApp: Sendable {
         let logs = LogCapture()
         var dependencies = Application.Dependencies.live(pool: database.pool, auth: auth, logger: logs.logger)
         dependencies.now = clock.source
-        dependencies.passwords = passwords ?? PBKDF2PasswordHasher(iterations: auth.passwordIterations)
+        dependencies.passwords = passwords ?? PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers())
         if let idTokens { dependencies.idTokens = idTokens }
         try await dependencies.revocations.start()
         let responder = Application.makeResponder(dependencies: dependencies, auth: auth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)

@@ -122,3 +122,30 @@ import TestSupport
         await app.close()
     }
 }
+
+/// The KDF's cost is bounded per instance: a storm of sign-ins is answered `busy` at once
+/// beyond the threads and queue, never piled onto the cores.
+@Suite struct PasswordStormTests {
+    @Test func signInsBeyondTheKDFQueueAnswerBusyAtOnce() async throws {
+        let app = try await TestApp.make {
+            $0.passwordIterations = 300_000
+            $0.passwordHashThreads = 1
+            $0.passwordHashQueue = 2
+        }
+        let statuses = try await withThrowingTaskGroup(of: (Int, String?, String?).self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    let response = try await app.send("POST", "/v1/auth/token", json: ["grant_type": "password", "email": "storm\(index)@example.com", "password": "wrong-guess"],
+                                                      remoteAddress: "198.51.100.\(index + 1)")
+                    return (response.status, response.errorCode, response.header("Retry-After"))
+                }
+            }
+            return try await group.reduce(into: [(Int, String?, String?)]()) { $0.append($1) }
+        }
+        let checked = statuses.filter { $0.1 == "invalid_credentials" }
+        let busy = statuses.filter { $0.0 == 503 && $0.1 == "busy" && $0.2 == "1" }
+        #expect(checked.count + busy.count == 16, "\(statuses)")
+        #expect((1...3).contains(checked.count), "at most one running and two waiting: \(checked.count) checked")
+        await app.close()
+    }
+}

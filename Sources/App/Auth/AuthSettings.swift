@@ -16,6 +16,11 @@ public struct AuthSettings: Sendable {
     public var sessions = Authentication.Settings()
     /// PBKDF2 iterations for new password hashes.
     public var passwordIterations = PBKDF2PasswordHasher.recommendedIterations
+    /// Threads that run the password KDF at once: half the cores, at least one, so a
+    /// storm of sign-ins leaves cores to reads.
+    public var passwordHashThreads = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+    /// KDF runs that may wait for a thread; beyond them sign-ins answer 503 `busy`.
+    public var passwordHashQueue = 16
     /// Anonymous sign-ups per client address.
     public var anonymousSignUps = RateLimiter.Limit(count: 30, per: 3600)
     /// Calls of the token and sign-up endpoints per client address.
@@ -43,6 +48,11 @@ public struct AuthSettings: Sendable {
     /// A key whose `kid` is derived from the secret, so operators configure secrets only.
     public static func key(secret: String) -> SigningKey {
         SigningKey(id: String(SHA256.hex(Data(("kid:" + secret).utf8)).prefix(12)), secret: Array(secret.utf8))
+    }
+
+    /// The bounded threads the password KDF runs on.
+    public func passwordWorkers() -> BoundedWorkers {
+        BoundedWorkers(name: "pbkdf2", threads: passwordHashThreads, queueLimit: passwordHashQueue)
     }
 
     /// The configured ID-token providers.

@@ -68,6 +68,8 @@ public struct Configuration: Sendable {
         Variable(name: "SESSION_MAX_LIFETIME_SECONDS", defaultValue: "(none)", summary: "Sessions end this long after sign-in."),
         Variable(name: "SESSION_MAX_INACTIVITY_SECONDS", defaultValue: "(none)", summary: "Sessions end after this long without a refresh."),
         Variable(name: "PASSWORD_HASH_ITERATIONS", defaultValue: "600000", summary: "PBKDF2-SHA256 iterations for new hashes (10000–10000000)."),
+        Variable(name: "PASSWORD_HASH_THREADS", defaultValue: "cores/2", summary: "Threads running the password KDF at once (at least 1, at most the cores)."),
+        Variable(name: "PASSWORD_HASH_QUEUE", defaultValue: "16", summary: "Password checks that may wait for a KDF thread; more answer 503 busy."),
         Variable(name: "RATE_LIMIT_ANONYMOUS_PER_HOUR", defaultValue: "30", summary: "Anonymous sign-ups per client address per hour."),
         Variable(name: "RATE_LIMIT_TOKEN_PER_5_MINUTES", defaultValue: "150", summary: "Token and sign-up calls per client address per 5 minutes."),
         Variable(name: "RATE_LIMIT_FAILED_PASSWORD_PER_15_MINUTES", defaultValue: "10", summary: "Failed password checks per email per 15 minutes (sign-in, upgrade, merge)."),
@@ -118,6 +120,8 @@ public struct Configuration: Sendable {
         auth.sessions.limits.maxLifetime = try reader.integer("SESSION_MAX_LIFETIME_SECONDS", in: 60...(10 * 365 * 86_400)).map(TimeInterval.init)
         auth.sessions.limits.maxInactivity = try reader.integer("SESSION_MAX_INACTIVITY_SECONDS", in: 60...(10 * 365 * 86_400)).map(TimeInterval.init)
         auth.passwordIterations = try reader.integer("PASSWORD_HASH_ITERATIONS", in: 10_000...10_000_000) ?? auth.passwordIterations
+        auth.passwordHashThreads = try reader.integer("PASSWORD_HASH_THREADS", in: 1...ProcessInfo.processInfo.activeProcessorCount) ?? auth.passwordHashThreads
+        auth.passwordHashQueue = try reader.integer("PASSWORD_HASH_QUEUE", in: 0...10_000) ?? auth.passwordHashQueue
         if let count = try reader.integer("RATE_LIMIT_ANONYMOUS_PER_HOUR", in: 1...1_000_000) { auth.anonymousSignUps = .init(count: count, per: 3600) }
         if let count = try reader.integer("RATE_LIMIT_TOKEN_PER_5_MINUTES", in: 1...1_000_000) { auth.tokenRequests = .init(count: count, per: 300) }
         if let count = try reader.integer("RATE_LIMIT_FAILED_PASSWORD_PER_15_MINUTES", in: 1...1_000_000) { auth.failedPasswordSignIns = .init(count: count, per: 900) }

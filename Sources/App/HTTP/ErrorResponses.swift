@@ -69,6 +69,10 @@ struct ErrorResponses: Sendable {
         case .unavailable(let reason):
             logger.error("service unavailable", ["reason": .string(reason)])
             return .error(status: 503, code: "unavailable", message: "The service is not ready to answer this request.")
+        case .overloaded(let seconds):
+            var response = HTTPResponse.error(status: 503, code: "busy", message: "The server is busy with this kind of request; retry in \(seconds) seconds.")
+            response.headers.add("Retry-After", String(seconds))
+            return response
         }
     }
 }
