@@ -53,10 +53,15 @@ import TestSupport
             "wrong issuer": ownCodec.sign(with(claims) { $0.iss = "evil" }),
             "issued in the future": ownCodec.sign(with(claims) { $0.iat = now + 3600; $0.exp = now + 7200 }),
         ]
-        for (name, token) in forged {
+        let injected = Base64URL.encode(Data(#"{"alg":"x\", error=\"forged","typ":"JWT"}"#.utf8)) + "." + payload + "."
+        for (name, token) in forged.merging(["alg chosen by the client": injected], uniquingKeysWith: { $1 }) {
             let response = try await app.send("GET", "/v1/me", token: token)
             #expect(response.status == 401, "\(name): \(response.text)")
             #expect(response.errorCode == "invalid_token", "\(name)")
+            // Nothing of the token's own content is echoed into headers or the body.
+            let challenge = response.header("WWW-Authenticate") ?? ""
+            #expect(!challenge.contains("none") && !challenge.contains("forged"), "\(name): \(challenge)")
+            #expect(!response.text.contains("forged"), "\(name): \(response.text)")
         }
         await app.close()
     }

@@ -77,7 +77,8 @@ public struct Authenticator: Sendable {
     private static func describe(_ error: TokenVerificationError) -> String {
         switch error {
         case .malformed: "token is not a well-formed JWT"
-        case .algorithmNotAllowed(let alg): "token algorithm '\(alg)' is not accepted"
+        // Never the token's own text: it would reach the body and WWW-Authenticate.
+        case .algorithmNotAllowed: "token algorithm is not accepted"
         case .unknownKey: "token is signed with an unknown key"
         case .badSignature: "token signature is invalid"
         case .expired: "token has expired"

@@ -11,10 +11,14 @@ extension HTTPRequest {
         return value
     }
 
-    /// An integer path parameter (a database id); 400 naming it otherwise.
+    /// An integer path parameter (a database id) in canonical form: 1–18 ASCII digits
+    /// without a leading zero. `Int("+1")` is 1, so parsing alone would let `/posts/+1`
+    /// and `/posts/01` name post 1; anything but the canonical spelling is 400.
     func pathID(_ name: String = "id") throws -> Int {
-        guard let text = pathParameters[name], let value = Int(text), value > 0 else {
-            throw APIError.invalidParameter(name, "\(name) must be a positive integer")
+        guard let text = pathParameters[name], (1...18).contains(text.utf8.count), text.utf8.first != UInt8(ascii: "0"),
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(text)
+        else {
+            throw APIError.invalidParameter(name, "\(name) must be a positive integer in decimal digits")
         }
         return value
     }

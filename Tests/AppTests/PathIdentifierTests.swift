@@ -1,0 +1,41 @@
+@testable import App
+import Foundation
+import Testing
+import TestSupport
+
+/// Path ids are canonical decimal digits: anything else names no resource, and never
+/// another one (`+1` is not post 1; `%00` does not cut the path short).
+@Suite struct PathIdentifierTests {
+    @Test(arguments: ["+1", "-0", "01", "1.0", "1e0", " 1", "0x1", "١", "99999999999999999999"])
+    func nonCanonicalIDsNameNoPost(_ id: String) async throws {
+        let app = try await TestApp.make()
+        let user = try await app.user()
+        let influencer = try await app.influencer("canonical")
+        let postID: Int = try await app.database.pool.withConnection { connection in
+            try connection.query(
+                "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES ($1, 'first', 'food', now(), now() + interval '1 day') RETURNING id",
+                [influencer]).first!.decode(0)
+        }
+        #expect(try await app.send("GET", "/v1/posts/\(postID)", token: user.token).status == 200)
+        let response = try await app.send("GET", "/v1/posts/\(id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)", token: user.token)
+        #expect([400, 404].contains(response.status), "\(id) answered \(response.status): \(response.text)")
+        #expect(response.json["id"] == nil)
+        await app.close()
+    }
+
+    @Test(arguments: ["/hello/%00", "/hello%00", "/query%00/x"])
+    func anEncodedNULNeverShortensThePath(_ path: String) async throws {
+        let harness = try EngineTests.Harness()
+        let response = try await RawHTTPClient.request("GET", path, port: harness.port)
+        #expect(response.status == 404 || response.status == 400, "\(path) answered \(response.status)")
+        await harness.stop()
+    }
+
+    @Test func anEncodedNULInAQueryValueIsNotACutOff() async throws {
+        let harness = try EngineTests.Harness()
+        let response = try await RawHTTPClient.request("GET", "/query?search=ab%00cd", port: harness.port)
+        #expect(response.status == 200)
+        #expect(try response.jsonObject()["search"] as? String != "ab")
+        await harness.stop()
+    }
+}
