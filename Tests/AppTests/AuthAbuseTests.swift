@@ -62,3 +62,32 @@ import TestSupport
         await app.close()
     }
 }
+
+/// Which client a request counts against: IPv6 by /64, forwarded chains across all lines.
+@Suite struct ClientAddressTests {
+    @Test func ipv6ClientsShareOneBudgetPerSlash64() async throws {
+        let app = try await TestApp.make { $0.anonymousSignUps = .init(count: 1, per: 3600) }
+        #expect(try await app.send("POST", "/v1/auth/anonymous", remoteAddress: "2001:db8:1:2::1").status == 201)
+        #expect(try await app.send("POST", "/v1/auth/anonymous", remoteAddress: "2001:db8:1:2:ffff:ee:dd:5").status == 429)
+        #expect(try await app.send("POST", "/v1/auth/anonymous", remoteAddress: "2001:db8:1:3::1").status == 201)
+        // IPv4 keeps one budget per address, also when written IPv4-mapped.
+        #expect(try await app.send("POST", "/v1/auth/anonymous", remoteAddress: "192.0.2.1").status == 201)
+        #expect(try await app.send("POST", "/v1/auth/anonymous", remoteAddress: "::ffff:192.0.2.1").status == 429)
+        #expect(try await app.send("POST", "/v1/auth/anonymous", remoteAddress: "192.0.2.2").status == 201)
+        await app.close()
+    }
+
+    @Test func forwardedForIsReadAcrossEveryHeaderLine() async throws {
+        let app = try await TestApp.make {
+            $0.anonymousSignUps = .init(count: 1, per: 3600)
+            $0.trustedProxies = ["10.0.0.5"]
+        }
+        // The client sends a line of its own; the proxy appends the address it saw on
+        // another line. The client is the right-most untrusted entry of the whole list.
+        let first = [("X-Forwarded-For", "192.0.2.1"), ("X-Forwarded-For", "203.0.113.9")]
+        let second = [("X-Forwarded-For", "192.0.2.2"), ("X-Forwarded-For", "203.0.113.9")]
+        #expect(try await app.send("POST", "/v1/auth/anonymous", headers: first, remoteAddress: "10.0.0.5").status == 201)
+        #expect(try await app.send("POST", "/v1/auth/anonymous", headers: second, remoteAddress: "10.0.0.5").status == 429)
+        await app.close()
+    }
+}

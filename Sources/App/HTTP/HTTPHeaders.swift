@@ -13,6 +13,12 @@ public struct HTTPHeaders: Sendable, Sequence {
         return fields.first { $0.name.lowercased() == lowered }?.value
     }
 
+    /// Every value of `name`, in arrival order (repeated lines of a list-valued field).
+    public func values(of name: String) -> [String] {
+        let lowered = name.lowercased()
+        return fields.filter { $0.name.lowercased() == lowered }.map(\.value)
+    }
+
     /// Appends a field, keeping any earlier field of the same name.
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name, value))
