@@ -52,7 +52,8 @@ enum ServeCommand {
         } catch {
             return CommandLineInterface.fail(error)
         }
-        let pool = PostgresPool(.init(url: database.url, size: configuration.poolSize))
+        let pool = PostgresPool(.init(url: database.url, size: configuration.poolSize,
+                                      statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds)))
         do {
             if configuration.migrateOnStart {
                 let directory = try Migration.locateDirectory(environment: environment, executablePath: executablePath)

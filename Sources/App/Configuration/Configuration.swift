@@ -12,6 +12,8 @@ public struct Configuration: Sendable {
     public var http = HTTPServerConfiguration()
     /// PostgreSQL connections (and pool threads).
     public var poolSize = 4
+    /// `statement_timeout` of the server's database sessions, in milliseconds.
+    public var statementTimeoutMilliseconds = 2_000
     /// Minimum level of log lines.
     public var logLevel = Logger.Level.info
     /// Origins allowed by CORS; empty disables CORS headers.
@@ -49,6 +51,7 @@ public struct Configuration: Sendable {
         Variable(name: "PORT", defaultValue: "8080", summary: "TCP port; 0 picks a free one (logged at start)."),
         Variable(name: "HTTP_THREADS", defaultValue: "2", summary: "HTTP engine threads (1–64)."),
         Variable(name: "DATABASE_POOL_SIZE", defaultValue: "4", summary: "PostgreSQL connections (1–100)."),
+        Variable(name: "STATEMENT_TIMEOUT_MS", defaultValue: "2000", summary: "Longest a request's statement may run; then 503 query_timeout (100–600000)."),
         Variable(name: "MAX_BODY_BYTES", defaultValue: "1048576", summary: "Largest request body; larger gets 413."),
         Variable(name: "MAX_HEADER_BYTES", defaultValue: "8192", summary: "Largest total header size; larger gets 431."),
         Variable(name: "MAX_URL_BYTES", defaultValue: "4096", summary: "Longest request target; longer gets 414."),
@@ -92,6 +95,7 @@ public struct Configuration: Sendable {
         configuration.http.port = try reader.integer("PORT", in: 0...65535) ?? configuration.http.port
         configuration.http.threads = try reader.integer("HTTP_THREADS", in: 1...64) ?? configuration.http.threads
         configuration.poolSize = try reader.integer("DATABASE_POOL_SIZE", in: 1...100) ?? configuration.poolSize
+        configuration.statementTimeoutMilliseconds = try reader.integer("STATEMENT_TIMEOUT_MS", in: 100...600_000) ?? configuration.statementTimeoutMilliseconds
         configuration.http.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", in: 1...(1 << 30)) ?? configuration.http.maxBodyBytes
         configuration.http.maxHeaderBytes = try reader.integer("MAX_HEADER_BYTES", in: 1024...(1 << 20)) ?? configuration.http.maxHeaderBytes
         configuration.http.maxURLBytes = try reader.integer("MAX_URL_BYTES", in: 256...(1 << 20)) ?? configuration.http.maxURLBytes

@@ -20,6 +20,11 @@ struct ErrorResponses: Sendable {
             var response = HTTPResponse.error(status: 503, code: "database_busy", message: "The server is overloaded; retry shortly.")
             response.headers.add("Retry-After", "1")
             return response
+        case let error as PostgresError where error.code == .queryTimeout:
+            logger.warning("statement timeout", ["request_id": .string(request.requestID), "path": .string(request.path)])
+            var response = HTTPResponse.error(status: 503, code: "query_timeout", message: "The request took too long and was stopped; narrow it or retry shortly.")
+            response.headers.add("Retry-After", "1")
+            return response
         case let error as PostgresError where error.code == .connectionFailure || error.code == .poolClosed:
             logger.warning("database unavailable", ["request_id": .string(request.requestID), "error": .string(error.description)])
             return .error(status: 503, code: "database_unavailable", message: "The database is not reachable; retry shortly.")

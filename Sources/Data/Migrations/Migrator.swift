@@ -24,7 +24,10 @@ public struct Migrator: Sendable {
     public func pending() async throws -> [Migration] {
         let migrations = migrations
         return try await pool.withConnection { connection in
-            try Self.withLock(connection) {
+            // Migrations (and waiting for another instance's) may take longer than requests.
+            try connection.execute("SET statement_timeout = 0")
+            defer { _ = try? connection.execute("RESET statement_timeout") }
+            return try Self.withLock(connection) {
                 try Self.ensureTable(connection)
                 return try Self.pending(migrations, applied: Self.applied(connection))
             }
@@ -36,7 +39,10 @@ public struct Migrator: Sendable {
     public func migrate() async throws -> [Migration] {
         let migrations = migrations
         return try await pool.withConnection { connection in
-            try Self.withLock(connection) {
+            // Migrations (and waiting for another instance's) may take longer than requests.
+            try connection.execute("SET statement_timeout = 0")
+            defer { _ = try? connection.execute("RESET statement_timeout") }
+            return try Self.withLock(connection) {
                 try Self.ensureTable(connection)
                 let pending = try Self.pending(migrations, applied: Self.applied(connection))
                 for migration in pending {

@@ -19,10 +19,16 @@ public final class PostgresConnection {
 
     /// Opens a connection. `url` is a `postgres://` URI or a libpq key/value string.
     ///
-    /// Every session runs in UTC with the ISO date style, which the decoders rely on.
-    public init(url: String, applicationName: String = "market09", connectTimeoutSeconds: Int = 5) throws {
+    /// Every session runs in UTC with the ISO date style, which the decoders rely on, and
+    /// with `statementTimeout` as its `statement_timeout` when one is given.
+    public init(url: String, applicationName: String = "market09", connectTimeoutSeconds: Int = 5, statementTimeout: Duration? = nil) throws {
         let keys = ["connect_timeout", "application_name", "dbname", "client_encoding", "options"]
-        let values = [String(connectTimeoutSeconds), applicationName, url, "UTF8", "-c TimeZone=UTC -c DateStyle=ISO,YMD"]
+        var options = "-c TimeZone=UTC -c DateStyle=ISO,YMD"
+        if let statementTimeout {
+            let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+            options += " -c statement_timeout=\(max(1, milliseconds))"
+        }
+        let values = [String(connectTimeoutSeconds), applicationName, url, "UTF8", options]
         let connection = withCStringArray(keys) { keyPointers in
             withCStringArray(values) { valuePointers in
                 PQconnectdbParams(keyPointers, valuePointers, 1)

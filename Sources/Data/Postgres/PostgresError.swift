@@ -7,7 +7,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case uniqueViolation, foreignKeyViolation, checkViolation, notNullViolation
-            case serializationFailure, deadlockDetected, connectionFailure, poolClosed, poolTimeout
+            case serializationFailure, deadlockDetected, connectionFailure, poolClosed, poolTimeout, queryTimeout
             case decoding, other
         }
         private let base: Base
@@ -31,6 +31,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         public static let poolClosed = Code(.poolClosed)
         /// The work waited too long in the pool's queue and was not run.
         public static let poolTimeout = Code(.poolTimeout)
+        /// The statement ran longer than the session's `statement_timeout` (57014).
+        public static let queryTimeout = Code(.queryTimeout)
         /// A column value could not be decoded into the requested Swift type.
         public static let decoding = Code(.decoding)
         /// Any other SQLSTATE; see ``PostgresError/sqlState``.
@@ -45,6 +47,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
             case "23502": self = .notNullViolation
             case "40001": self = .serializationFailure
             case "40P01": self = .deadlockDetected
+            case "57014": self = .queryTimeout
             case "57P01", "57P02", "57P03": self = .connectionFailure
             default: self = sqlState.hasPrefix("08") ? .connectionFailure : .other
             }

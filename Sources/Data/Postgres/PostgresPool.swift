@@ -21,13 +21,19 @@ public final class PostgresPool: Sendable {
         /// ``PostgresError/Code/poolTimeout`` instead of running for a caller that has
         /// most likely given up (and delaying everyone queued behind it).
         public var maxQueueWait: Duration
+        /// PostgreSQL's `statement_timeout` for every session of the pool (`nil`: none).
+        /// The server's pool sets it so no request holds a connection longer; a statement
+        /// cancelled by it fails with ``PostgresError/Code/queryTimeout``. Maintenance work
+        /// lifts it for its own transaction (`SET LOCAL statement_timeout = 0`).
+        public var statementTimeout: Duration?
 
         /// Creates a configuration.
-        public init(url: String, size: Int = 4, connectTimeoutSeconds: Int = 5, maxQueueWait: Duration = .seconds(10)) {
+        public init(url: String, size: Int = 4, connectTimeoutSeconds: Int = 5, maxQueueWait: Duration = .seconds(10), statementTimeout: Duration? = nil) {
             self.url = url
             self.size = size
             self.connectTimeoutSeconds = connectTimeoutSeconds
             self.maxQueueWait = maxQueueWait
+            self.statementTimeout = statementTimeout
         }
     }
 
@@ -143,7 +149,8 @@ public final class PostgresPool: Sendable {
             } else {
                 slot?.close()
                 do {
-                    connection = try PostgresConnection(url: configuration.url, connectTimeoutSeconds: configuration.connectTimeoutSeconds)
+                    connection = try PostgresConnection(url: configuration.url, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
+                                                        statementTimeout: configuration.statementTimeout)
                 } catch {
                     slot = nil
                     return .failure(error)

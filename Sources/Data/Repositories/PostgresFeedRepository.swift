@@ -20,6 +20,8 @@ public final class PostgresFeedRepository: FeedRepository {
     public func prepare(day: KoreaDay) async throws {
         if preparedDays.withLock({ $0.contains(day) }) { return }
         try await pool.transaction { connection in
+            // Maintenance, not a request: 8.5 s on 1 M posts, beyond the request timeout.
+            try connection.execute("SET LOCAL statement_timeout = 0")
             // Exclusive against post writes (which share the lock), so no post written
             // meanwhile is missing from the day's order.
             try connection.execute("SELECT pg_advisory_xact_lock(feed_lock_key())")
@@ -37,6 +39,7 @@ public final class PostgresFeedRepository: FeedRepository {
 
     public func discardDays(before day: KoreaDay) async throws {
         try await pool.transaction { connection in
+            try connection.execute("SET LOCAL statement_timeout = 0")
             try connection.execute("DELETE FROM feed_days WHERE day < $1::date", [day.description])
         }
         preparedDays.withLock { $0 = $0.filter { $0 >= day } }
