@@ -57,19 +57,27 @@ public struct EmbeddedPostgres: Sendable {
     private var dataDirectory: URL { directory.appendingPathComponent("pgdata", isDirectory: true) }
     private var logFile: URL { directory.appendingPathComponent("postgres.log") }
 
+    private var passwordFile: URL { directory.appendingPathComponent("db-password") }
+    private var socketRecord: URL { directory.appendingPathComponent("socket-directory") }
+    private var preferredSocketDirectory: URL { directory.appendingPathComponent("socket", isDirectory: true) }
+    private var socketFitsInDirectory: Bool { preferredSocketDirectory.path.utf8.count + 20 < 100 }
+
     /// The directory holding the server's unix socket. Socket paths are limited to 107
-    /// bytes, so a deep working directory falls back to a short path under `/tmp`.
+    /// bytes, so a deep working directory falls back to a directory under `/tmp` made by
+    /// `mkdtemp` (unpredictable, 0700) and recorded in `socket-directory`: a predictable
+    /// name could be created first by another account.
     public var socketDirectory: URL {
-        let preferred = directory.appendingPathComponent("socket", isDirectory: true)
-        if preferred.path.utf8.count + 20 < 100 { return preferred }
-        let tag = SHA256.hex(Data(directory.path.utf8)).prefix(12)
-        return URL(fileURLWithPath: "/tmp/market09-\(tag)", isDirectory: true)
+        if socketFitsInDirectory { return preferredSocketDirectory }
+        let recorded = (try? String(contentsOf: socketRecord, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return URL(fileURLWithPath: recorded.isEmpty ? "/nonexistent" : recorded, isDirectory: true)
     }
 
     /// A libpq URL for `database` over the unix socket.
     public func url(database: String = EmbeddedPostgres.databaseName) -> String {
         let host = socketDirectory.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socketDirectory.path
-        return "postgresql://\(Self.superuser)@\(host):\(port)/\(database)"
+        // The password is base64url: nothing in it needs escaping in a URL.
+        let password = (try? String(contentsOf: passwordFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return "postgresql://\(Self.superuser)\(password.isEmpty ? "" : ":" + password)@\(host):\(port)/\(database)"
     }
 
     /// Initialises the cluster on first use and starts it unless it is already running.
@@ -77,13 +85,17 @@ public struct EmbeddedPostgres: Sendable {
     @discardableResult
     public func start() throws -> Bool {
         try prepareDirectories()
+        let password = try ensurePassword()
         if !FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
-            try server("initdb", "-D", dataDirectory.path, "-U", Self.superuser, "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions")
+            try initialize(password: password)
         }
         if isRunning() { return false }
+        // The socket is the only way in (no TCP), and only the cluster's owner may open it.
         var options = "-c listen_addresses='' -p \(port) -c unix_socket_directories=\(shellQuoted(socketDirectory.path))"
+        options += " -c unix_socket_permissions=0700"
         for setting in extraSettings { options += " -c \(shellQuoted(setting))" }
         try server("pg_ctl", "-D", dataDirectory.path, "-l", logFile.path, "-w", "-t", "60", "-o", options, "start")
+        try requirePasswords(password)
         return true
     }
 
@@ -116,22 +128,90 @@ public struct EmbeddedPostgres: Sendable {
         try FileManager.default.removeItem(at: directory)
     }
 
+    /// The cluster's directory and socket directory exist, belong to the account that runs
+    /// PostgreSQL, and are closed to everyone else (0700): other local accounts can
+    /// neither reach the socket nor read the secrets kept here.
     private func prepareDirectories() throws {
         let manager = FileManager.default
         try manager.createDirectory(at: directory, withIntermediateDirectories: true)
-        try manager.createDirectory(at: socketDirectory, withIntermediateDirectories: true)
-        guard geteuid() == 0 else { return }
-        guard let account = getpwnam("postgres") else { throw Failure.noServiceAccount }
+        let owner = try clusterOwner()
+        if socketFitsInDirectory {
+            try manager.createDirectory(at: preferredSocketDirectory, withIntermediateDirectories: true)
+        } else if !Self.isPrivateDirectory(socketDirectory.path, owner: owner.uid) {
+            var template = Array("/tmp/market09-XXXXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else { throw Failure.directoryNotAccessible("/tmp") }
+            let path = String(cString: made)
+            try Data(path.utf8).write(to: socketRecord)
+        }
         for path in [directory.path, socketDirectory.path] {
-            guard chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
+            guard chmod(path, 0o700) == 0, geteuid() != 0 || chown(path, owner.uid, owner.gid) == 0 else {
                 throw Failure.directoryNotAccessible(path)
             }
         }
+        guard geteuid() == 0 else { return }
         do {
             try ProcessRunner.run(["/usr/sbin/runuser", "-u", "postgres", "--", "/usr/bin/test", "-w", directory.path, "-a", "-x", directory.path])
         } catch {
             throw Failure.directoryNotAccessible(directory.path)
         }
+    }
+
+    /// The account PostgreSQL runs as: `postgres` when we are root, else ourselves.
+    private func clusterOwner() throws -> (uid: uid_t, gid: gid_t) {
+        guard geteuid() == 0 else { return (geteuid(), getegid()) }
+        guard let account = getpwnam("postgres") else { throw Failure.noServiceAccount }
+        return (account.pointee.pw_uid, account.pointee.pw_gid)
+    }
+
+    /// Whether `path` is a real directory (not a link) of `owner` that nobody else may enter.
+    private static func isPrivateDirectory(_ path: String, owner: uid_t) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR && status.st_uid == owner && status.st_mode & 0o077 == 0
+    }
+
+    /// The superuser's password, generated once and kept in `db-password`, readable by
+    /// this process's account only.
+    private func ensurePassword() throws -> String {
+        if let stored = try? String(contentsOf: passwordFile, encoding: .utf8), !stored.isEmpty {
+            return stored.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let password = Base64URL.encode(CryptoPrimitives.randomBytes(32))
+        guard FileManager.default.createFile(atPath: passwordFile.path, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw Failure.directoryNotAccessible(passwordFile.path)
+        }
+        return password
+    }
+
+    /// `initdb` with SCRAM password authentication for every connection.
+    private func initialize(password: String) throws {
+        // initdb reads the password from a file; when it runs as `postgres` it cannot read
+        // ours, so it gets a copy of its own for the moment it runs.
+        let passwordCopy = directory.appendingPathComponent(".initdb-password")
+        guard FileManager.default.createFile(atPath: passwordCopy.path, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw Failure.directoryNotAccessible(passwordCopy.path)
+        }
+        defer { try? FileManager.default.removeItem(at: passwordCopy) }
+        let owner = try clusterOwner()
+        guard chown(passwordCopy.path, owner.uid, owner.gid) == 0 else { throw Failure.directoryNotAccessible(passwordCopy.path) }
+        try server("initdb", "-D", dataDirectory.path, "-U", Self.superuser, "--auth=scram-sha-256", "--pwfile=\(passwordCopy.path)",
+                   "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions")
+    }
+
+    /// Clusters made before passwords (with `trust`) get the password set and their
+    /// `pg_hba.conf` replaced on their next start; the socket was already closed to other
+    /// accounts by then.
+    private func requirePasswords(_ password: String) throws {
+        let hba = dataDirectory.appendingPathComponent("pg_hba.conf")
+        let wanted = "# market09 embedded cluster: unix socket only, SCRAM passwords for every role.\nlocal all all scram-sha-256\n"
+        guard (try? String(contentsOf: hba, encoding: .utf8)) != wanted else { return }
+        let connection = try PostgresConnection(url: url(database: "postgres"))
+        defer { connection.close() }
+        try connection.execute(script: "ALTER ROLE \(Self.superuser) PASSWORD '\(password)'")
+        let file = try FileHandle(forWritingTo: hba)
+        try file.truncate(atOffset: 0)
+        try file.write(contentsOf: Data(wanted.utf8))
+        try file.close()
+        try server("pg_ctl", "-D", dataDirectory.path, "reload")
     }
 
     @discardableResult
