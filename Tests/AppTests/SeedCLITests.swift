@@ -64,6 +64,25 @@ import TestSupport
         await database.drop()
     }
 
+    @Test func demoSeedingRerunsWhenUsersPostedUnderDemoInfluencers() async throws {
+        let database = try await TestDatabase.migrated()
+        let environment = ["DATABASE_URL": database.url]
+        let workspace = try directory()
+        #expect(try await Market09Process.run(["seed", "demo"], environment: environment, directory: workspace).code == 0)
+        try await database.pool.withConnection { connection in
+            for name in ["내 상품", "세트 #", "세트 #두개", "x #1 #2"] {
+                try connection.execute(
+                    "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) "
+                        + "SELECT id, $1, 'food', now(), now() + interval '1 day' FROM influencers WHERE username LIKE 'demo.%' ORDER BY id LIMIT 1",
+                    [name])
+            }
+        }
+        let again = try await Market09Process.run(["seed", "demo"], environment: environment, directory: workspace)
+        #expect(again.code == 0, "\(again.output)")
+        #expect(try await consistency(database)["wrong like counts"] == 0)
+        await database.drop()
+    }
+
     @Test func bulkSeedingLoadsExactCounts() async throws {
         let database = try await TestDatabase.migrated()
         let result = try await Market09Process.run(["seed", "bulk", "--posts", "3000", "--users", "400", "--likes", "6000", "--influencers", "50"],

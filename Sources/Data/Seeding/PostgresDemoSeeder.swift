@@ -147,14 +147,16 @@ public struct PostgresDemoSeeder: Sendable {
             }
             return chunk
         }
-        // Post number N is the demo post named '… #N'. Triggers are bypassed for the bulk
+        // Post number N is the demo post named '… #N'; users may post under demo
+        // influencers too, so names not ending in ' #<digits>' are skipped. Triggers are bypassed for the bulk
         // insert and the counts of the touched posts recomputed exactly afterwards.
         try connection.execute(script: "SET LOCAL session_replication_role = replica")
         let inserted = try connection.execute("""
             INSERT INTO likes (user_id, post_id)
             SELECT DISTINCT l.user_id, p.id FROM demo_likes l
-            JOIN (SELECT id, split_part(product_name, '#', 2)::int AS number FROM posts
-                  WHERE influencer_id IN (SELECT id FROM influencers WHERE username LIKE 'demo.%')) p ON p.number = l.rank
+            JOIN (SELECT id, substring(product_name FROM ' #([0-9]{1,9})$')::int AS number FROM posts
+                  WHERE influencer_id IN (SELECT id FROM influencers WHERE username LIKE 'demo.%')
+                    AND product_name ~ ' #[0-9]{1,9}$') p ON p.number = l.rank
             ON CONFLICT DO NOTHING
             """)
         try connection.execute(script: "SET LOCAL session_replication_role = origin")
