@@ -2,18 +2,18 @@ import Domain
 import Foundation
 
 /// The rate limiters of the auth endpoints, shared by every request of an instance.
-public struct AuthRateLimits: Sendable {
+struct AuthRateLimits: Sendable {
     /// Anonymous sign-ups per client address.
-    public let anonymousSignUps: RateLimiter
+    let anonymousSignUps: RateLimiter
     /// Token, sign-up and upgrade calls per client address.
-    public let tokenRequests: RateLimiter
+    let tokenRequests: RateLimiter
     /// The budgets every password check draws from (per email and per address).
-    public let passwordAttempts: PasswordAttemptBudgets
+    let passwordAttempts: PasswordAttemptBudgets
     /// How a request's client address is found.
-    public let clientAddress: ClientAddress
+    let clientAddress: ClientAddress
 
     /// Creates the limiters from `settings`.
-    public init(settings: AuthSettings, now: @escaping @Sendable () -> Date) {
+    init(settings: AuthSettings, now: @escaping @Sendable () -> Date) {
         anonymousSignUps = RateLimiter(settings.anonymousSignUps, now: now)
         tokenRequests = RateLimiter(settings.tokenRequests, now: now)
         passwordAttempts = PasswordAttemptBudgets(
@@ -25,11 +25,11 @@ public struct AuthRateLimits: Sendable {
 
 /// Failed-password budgets in this instance's memory: a check takes one event from the
 /// email's limiter and one from the client's, and gives both back when it did not fail.
-public struct PasswordAttemptBudgets: PasswordAttemptLimiter {
+struct PasswordAttemptBudgets: PasswordAttemptLimiter {
     let perEmail: RateLimiter
     let perClient: RateLimiter
 
-    public func reserve(email: String, client: String) throws {
+    func reserve(email: String, client: String) throws {
         try perEmail.record(email)
         do {
             try perClient.record(client)
@@ -39,7 +39,7 @@ public struct PasswordAttemptBudgets: PasswordAttemptLimiter {
         }
     }
 
-    public func release(email: String, client: String) {
+    func release(email: String, client: String) {
         perEmail.refund(email)
         perClient.refund(client)
     }

@@ -71,19 +71,6 @@ public final class RateLimiter: Sendable {
         }
     }
 
-    /// Checks without counting (for failures counted only when they happen).
-    public func check(_ key: String) throws {
-        let now = now()
-        let retryAfter: Int? = table.withLock { table in
-            guard let window = table.windows[key], now.timeIntervalSince(window.start) < limit.window, window.count >= limit.count else { return nil }
-            return secondsLeft(window, now)
-        }
-        if let retryAfter { throw AuthError.rateLimited(retryAfterSeconds: retryAfter) }
-    }
-
-    /// How many keys are held (expired ones included until the next sweep).
-    public var count: Int { table.withLock { $0.windows.count } }
-
     private func secondsLeft(_ window: Window, _ now: Date) -> Int {
         max(1, Int((limit.window - now.timeIntervalSince(window.start)).rounded(.up)))
     }
