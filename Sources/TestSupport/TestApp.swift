@@ -67,7 +67,7 @@ public struct TestApp: Sendable {
 
     /// Stops background work and drops the database.
     public func close() async {
-        dependencies.revocations.stop()
+        await dependencies.revocations.stop()
         await database.drop()
     }
 }

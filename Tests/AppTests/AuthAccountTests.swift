@@ -183,7 +183,7 @@ import TestSupport
             if ContinuousClock.now - started > .seconds(2) { break }
             try await Task.sleep(for: .milliseconds(10))
         }
-        dependencies.revocations.stop()
+        await dependencies.revocations.stop()
         await first.close()
     }
 }

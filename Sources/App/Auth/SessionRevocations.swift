@@ -46,6 +46,8 @@ public final class SessionRevocations: Sendable {
             while !Task.isCancelled {
                 guard let self else { return }
                 try? await Task.sleep(for: self.pollInterval)
+                // A cancelled sleep returns at once: polling then would meet a closing pool.
+                guard !Task.isCancelled else { return }
                 do {
                     try await self.poll()
                 } catch {
@@ -56,9 +58,11 @@ public final class SessionRevocations: Sendable {
         poller.withLock { $0 = task }
     }
 
-    /// Stops polling.
-    public func stop() {
-        poller.withLock { $0?.cancel(); $0 = nil }
+    /// Stops polling and waits for a poll in progress, so the pool can close after this.
+    public func stop() async {
+        let task = poller.withLock { task in defer { task = nil }; return task }
+        task?.cancel()
+        await task?.value
     }
 
     /// One poll: entries since the last poll (with an overlap for transactions that

@@ -54,6 +54,13 @@ enum ServeCommand {
         }
         let pool = PostgresPool(.init(url: database.url, size: configuration.poolSize,
                                       statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds)))
+        // Background jobs that use the pool; stopped (awaited) before it closes on every path.
+        var jobs: [@Sendable () async -> Void] = []
+        func teardown() async {
+            for stop in jobs.reversed() { await stop() }
+            await pool.close()
+            await database.release(logger: logger)
+        }
         do {
             if configuration.migrateOnStart {
                 let directory = try Migration.locateDirectory(environment: environment, executablePath: executablePath)
@@ -64,10 +71,10 @@ enum ServeCommand {
             auth.signingKeys = try signingSecrets(configuration).map(AuthSettings.key(secret:))
             let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logger)
             try await dependencies.revocations.start()
-            defer { dependencies.revocations.stop() }
+            jobs.append(dependencies.revocations.stop)
             let feedMaintenance = FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger)
             try await feedMaintenance.start()
-            defer { feedMaintenance.stop() }
+            jobs.append(feedMaintenance.stop)
             let responder = Application.makeResponder(
                 dependencies: dependencies, auth: auth,
                 cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
@@ -78,15 +85,11 @@ enum ServeCommand {
             let signal = await ShutdownSignal.next()
             logger.info("shutting down", ["signal": .int(Int(signal)), "in_flight": .int(server.inFlightCount)])
             await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds))
-            dependencies.revocations.stop()
-            feedMaintenance.stop()
-            await pool.close()
-            await database.release(logger: logger)
+            await teardown()
             logger.info("stopped")
             return 0
         } catch {
-            await pool.close()
-            await database.release(logger: logger)
+            await teardown()
             return CommandLineInterface.fail(error)
         }
     }

@@ -30,9 +30,11 @@ public final class FeedMaintenance: Sendable {
         task.withLock { $0 = loop }
     }
 
-    /// Stops the loop.
-    public func stop() {
-        task.withLock { $0?.cancel(); $0 = nil }
+    /// Stops the loop and waits for a pass in progress, so the pool can close after this.
+    public func stop() async {
+        let loop = task.withLock { task in defer { task = nil }; return task }
+        loop?.cancel()
+        await loop?.value
     }
 
     /// One pass.
