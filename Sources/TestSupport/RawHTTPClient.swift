@@ -62,9 +62,20 @@ public enum RawHTTPClient {
         }
     }
 
-    /// Opens a connection and returns the socket (for tests that hold a connection open).
-    public static func connect(port: Int, timeoutSeconds: Int = 10) throws -> Int32 {
+    /// Opens a connection from `source` (any 127.0.0.0/8 address is this machine) and
+    /// returns the socket (for tests that hold a connection open).
+    public static func connect(port: Int, from source: String = "127.0.0.1", timeoutSeconds: Int = 10) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            throw TestEnvironmentError("cannot bind to \(source): \(String(cString: strerror(errno)))")
+        }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

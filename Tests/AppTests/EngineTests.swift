@@ -253,3 +253,34 @@ import TestSupport
         await harness.stop()
     }
 }
+
+/// One client address cannot take every connection.
+@Suite struct PerAddressConnectionTests {
+    @Test func twelveHundredHalfSentRequestsFromOneAddressLeaveRoomForAnother() async throws {
+        let harness = try EngineTests.Harness()
+        let port = harness.port
+        // Each connection sends half a request head and then nothing.
+        let held = try await BlockingWork.run {
+            var held: [Int32] = []
+            for _ in 0..<1_200 {
+                guard let descriptor = try? RawHTTPClient.connect(port: port, from: "127.0.0.1", timeoutSeconds: 2) else { continue }
+                _ = "GET /hello HTTP/1.1\r\nHost: x\r\n".withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                held.append(descriptor)
+            }
+            return held
+        }
+        defer { held.forEach { close($0) } }
+        try await Task.sleep(for: .milliseconds(200))
+        let other = try await BlockingWork.run {
+            let descriptor = try RawHTTPClient.connect(port: port, from: "127.0.0.2", timeoutSeconds: 5)
+            defer { close(descriptor) }
+            let request = "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            _ = request.withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+        }
+        #expect(other.hasPrefix("HTTP/1.1 200"), "another address got: \(other.prefix(80))")
+        await harness.stop()
+    }
+}

@@ -16,6 +16,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeoutSeconds: Int = 30
     /// Most simultaneous connections; further ones are refused by the engine.
     public var maxConnections: Int = 1024
+    /// Most simultaneous connections from one client address (0: no per-address cap),
+    /// so one address holding half-sent requests cannot take every slot. Behind a proxy
+    /// every connection comes from the proxy: set 0 there and let the proxy cap clients.
+    public var maxConnectionsPerAddress: Int = 64
 
     /// The defaults above.
     public init() {}
