@@ -47,6 +47,11 @@ public struct Authenticator: Sendable {
             throw AuthError.invalidToken(Self.describe(error))
         }
         guard !revocations.isRevoked(entry.principal.sessionID) else { throw AuthError.sessionRevoked }
+        // A role granted or revoked since the token was issued applies at once.
+        if let role = revocations.changedRole(of: entry.principal.userID), role != entry.principal.role {
+            let principal = entry.principal
+            return Principal(userID: principal.userID, sessionID: principal.sessionID, role: role, isAnonymous: principal.isAnonymous)
+        }
         return entry.principal
     }
 

@@ -10,7 +10,9 @@ import Synchronization
 public final class SessionRevocations: Sendable {
     private struct State {
         var revoked: [SessionID: Date] = [:]
-        var cursor: Date?
+        /// Each user's latest role change, with when this instance learnt it.
+        var roles: [UserID: (role: Role, sequence: Int, seen: Date)] = [:]
+        var cursor: String?
     }
 
     private let feed: PostgresRevocationFeed?
@@ -31,6 +33,12 @@ public final class SessionRevocations: Sendable {
     /// Whether `session` was revoked.
     public func isRevoked(_ session: SessionID) -> Bool {
         state.withLock { $0.revoked[session] != nil }
+    }
+
+    /// The role `user` was given after tokens issued up to a token lifetime ago, if any:
+    /// it replaces the role inside such a token.
+    public func changedRole(of user: UserID) -> Role? {
+        state.withLock { $0.roles[user]?.role }
     }
 
     /// Records a revocation made by this instance, effective at once.
@@ -65,17 +73,23 @@ public final class SessionRevocations: Sendable {
         await task?.value
     }
 
-    /// One poll: entries since the last poll (with an overlap for transactions that
-    /// committed late), and forgetting entries older than any token they could match.
+    /// One poll: entries of transactions from the last cursor on (so a revocation that
+    /// commits late is read once it commits), and forgetting entries older than any
+    /// token they could concern.
     func poll() async throws {
         guard let feed else { return }
-        let since = state.withLock { $0.cursor } ?? Date().addingTimeInterval(-tokenLifetime - 120)
-        let (sessions, databaseNow) = try await feed.revoked(since: since)
         let horizon = Date().addingTimeInterval(-tokenLifetime - 120)
+        let changes = try await feed.changes(after: state.withLock { $0.cursor }, horizon: horizon)
+        let now = Date()
         state.withLock { state in
-            for session in sessions where state.revoked[session] == nil { state.revoked[session] = Date() }
+            for session in changes.sessions where state.revoked[session] == nil { state.revoked[session] = now }
+            // Rows may be read again, in any order: the change with the larger sequence wins.
+            for change in changes.roles where change.sequence > state.roles[change.user]?.sequence ?? 0 {
+                state.roles[change.user] = (change.role, change.sequence, now)
+            }
             state.revoked = state.revoked.filter { $0.value > horizon }
-            state.cursor = databaseNow.addingTimeInterval(-5)
+            state.roles = state.roles.filter { $0.value.seen > horizon }
+            state.cursor = changes.cursor
         }
     }
 }

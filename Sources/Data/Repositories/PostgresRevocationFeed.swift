@@ -1,7 +1,20 @@
 import Domain
 import Foundation
 
-/// Reads the `revoked_sessions` feed that triggers append to whenever a session ends.
+/// What the revocation feed reported since a cursor.
+public struct RevocationFeedChanges: Sendable {
+    /// Sessions that ended.
+    public let sessions: [SessionID]
+    /// Users whose role changed, with the new role and the change's sequence number
+    /// (later changes of a user have larger ones; rows may be read again).
+    public let roles: [(user: UserID, role: Role, sequence: Int)]
+    /// Where the next read starts: the oldest transaction still running when this read
+    /// began, so rows its transactions commit later are read next time.
+    public let cursor: String
+}
+
+/// Reads the `revoked_sessions` and `role_changes` feeds that triggers append to whenever
+/// a session ends or a user's role changes.
 public struct PostgresRevocationFeed: Sendable {
     private let pool: PostgresPool
 
@@ -10,22 +23,32 @@ public struct PostgresRevocationFeed: Sendable {
         self.pool = pool
     }
 
-    /// Sessions revoked after `since` (by the database clock), with the database's
-    /// current time to use as the next `since` (minus an overlap for in-flight commits).
-    public func revoked(since: Date) async throws -> (sessions: [SessionID], databaseNow: Date) {
+    /// Rows of transactions from `cursor` on (re-reading some is harmless), or — without a
+    /// cursor — every row stamped after `horizon`.
+    public func changes(after cursor: String?, horizon: Date) async throws -> RevocationFeedChanges {
         try await pool.withConnection { connection in
-            let now: Date = try connection.query("SELECT clock_timestamp()").first!.decode(0)
-            let sessions = try connection.query(
-                "SELECT session_id FROM revoked_sessions WHERE revoked_at > $1", [since]
-            ).map { SessionID(rawValue: try $0.decode(0)) }
-            return (sessions, now)
+            // First the cursor, then the rows, each statement with its own snapshot: every
+            // transaction older than the cursor had ended before the rows were read.
+            let next: String = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").first!.decode(0)
+            let bound: any PostgresEncodable = cursor ?? horizon
+            let since = cursor == nil ? "revoked_at > $1" : "tx >= $1::xid8"
+            let sessions = try connection.query("SELECT session_id FROM revoked_sessions WHERE \(since)", [bound])
+                .map { SessionID(rawValue: try $0.decode(0)) }
+            let roleSince = cursor == nil ? "changed_at > $1" : "tx >= $1::xid8"
+            let roles = try connection.query("SELECT user_id, role, id FROM role_changes WHERE \(roleSince)", [bound])
+                .compactMap { row -> (user: UserID, role: Role, sequence: Int)? in
+                    guard let role = Role(rawValue: try row.decode(1)) else { return nil }
+                    return (UserID(rawValue: try row.decode(0)), role, try row.decode(2))
+                }
+            return RevocationFeedChanges(sessions: sessions, roles: roles, cursor: next)
         }
     }
 
-    /// Deletes entries older than `before`; they can no longer match an unexpired token.
+    /// Deletes entries older than `before`; they can no longer concern an unexpired token.
     public func prune(before: Date) async throws {
-        try await pool.withConnection { connection in
+        try await pool.transaction { connection in
             try connection.execute("DELETE FROM revoked_sessions WHERE revoked_at < $1", [before])
+            try connection.execute("DELETE FROM role_changes WHERE changed_at < $1", [before])
         }
     }
 }

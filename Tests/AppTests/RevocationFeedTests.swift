@@ -1,0 +1,61 @@
+@testable import App
+import Data
+import Domain
+import Foundation
+import Testing
+import TestSupport
+
+/// Everything that ends a token's power reaches every instance: revocations whose
+/// transaction commits late, and role changes made from the command line.
+@Suite struct RevocationFeedTests {
+    @Test func aRevocationCommittedLongAfterItsTimestampIsStillSeen() async throws {
+        let database = try await TestDatabase.migrated()
+        let revocations = SessionRevocations(feed: PostgresRevocationFeed(pool: database.pool), tokenLifetime: 3600, logger: LogCapture().logger)
+        try await revocations.poll()
+        // A writer's transaction stamps its row, then takes a minute to commit (here: the
+        // stamp is a minute old when the poll runs; the transaction is still open).
+        let writer = PostgresPool(.init(url: database.url, size: 1))
+        let session = SessionID(rawValue: UUID())
+        try await writer.withConnection { connection in
+            try connection.execute("BEGIN")
+            try connection.execute("INSERT INTO revoked_sessions (session_id, revoked_at) VALUES ($1, clock_timestamp() - interval '1 minute')", [session.rawValue])
+        }
+        try await revocations.poll()
+        #expect(!revocations.isRevoked(session))
+        try await writer.withConnection { try $0.execute("COMMIT") }
+        try await revocations.poll()
+        #expect(revocations.isRevoked(session), "a revocation that committed after its stamp was missed")
+        await writer.close()
+        await database.drop()
+    }
+
+    @Test func revokeAdminTakesEffectOnEveryInstanceWithinASecond() async throws {
+        let app = try await TestApp.make(clock: TestClock(start: Date(timeIntervalSince1970: 1_796_000_000)))
+        let influencer = try await app.influencer("role.test")
+        let (_, owner) = try await app.user()
+        let (adminID, admin) = try await app.user(role: "admin")
+        let post: [String: any Sendable] = [
+            "influencer_id": influencer, "product_name": "역할 테스트", "category": "food", "display_url": "https://img.example/r.jpg",
+            "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-31T00:00:00+09:00",
+        ]
+        let created = try await app.send("POST", "/v1/posts", json: post, token: owner)
+        let id = try #require(created.json["id"] as? Int, "\(created.text)")
+        #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 1_000], token: admin).status == 200)
+
+        // What `market09 admin revoke-admin` does, from outside the instance.
+        #expect(try await PostgresAdministration(pool: app.database.pool).setRole(.user, user: adminID.uuidString))
+        let started = ContinuousClock.now
+        var status = 200
+        while status != 403 && ContinuousClock.now - started < .seconds(3) {
+            try await Task.sleep(for: .milliseconds(20))
+            status = try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 2_000], token: admin).status
+        }
+        #expect(status == 403, "the revoked admin's old token still edits others' posts")
+        #expect(ContinuousClock.now - started < .seconds(1))
+        // Granting works the same way.
+        #expect(try await PostgresAdministration(pool: app.database.pool).setRole(.admin, user: adminID.uuidString))
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 3_000], token: admin).status == 200)
+        await app.close()
+    }
+}
