@@ -19,7 +19,7 @@ public final class SessionRevocations: Sendable {
     private let tokenLifetime: TimeInterval
     private let pollInterval: Duration
     private let state = Mutex(State())
-    private let poller = Mutex<Task<Void, Never>?>(nil)
+    private let poller = Mutex<RepeatingJob?>(nil)
     private let logger: Logger
 
     /// Creates the set over `feed` (`nil`: local revocations only, for tests without a database).
@@ -49,28 +49,14 @@ public final class SessionRevocations: Sendable {
 
     /// Loads the current feed, then keeps polling until ``stop()``.
     public func start() async throws {
-        try await poll()
-        let task = Task { [weak self] in
-            while !Task.isCancelled {
-                guard let self else { return }
-                try? await Task.sleep(for: self.pollInterval)
-                // A cancelled sleep returns at once: polling then would meet a closing pool.
-                guard !Task.isCancelled else { return }
-                do {
-                    try await self.poll()
-                } catch {
-                    self.logger.warning("revocation poll failed", ["error": .string(String(describing: error))])
-                }
-            }
-        }
-        poller.withLock { $0 = task }
+        let job = RepeatingJob(name: "revocation poll", interval: pollInterval, logger: logger) { [weak self] in try await self?.poll() }
+        poller.withLock { $0 = job }
+        try await job.start()
     }
 
     /// Stops polling and waits for a poll in progress, so the pool can close after this.
     public func stop() async {
-        let task = poller.withLock { task in defer { task = nil }; return task }
-        task?.cancel()
-        await task?.value
+        await poller.withLock { $0 }?.stop()
     }
 
     /// One poll: entries of transactions from the last cursor on (so a revocation that

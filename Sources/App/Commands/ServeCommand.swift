@@ -35,6 +35,20 @@ enum ServeCommand {
         return [secret] + configuration.jwtPreviousSecrets
     }
 
+    /// Every minute, on whichever instance gets the job's lock: revocation and role-change
+    /// rows older than a token lifetime (plus 2 minutes for clock skew), refresh tokens of
+    /// sessions revoked that long ago, and refresh tokens spent over 30 days ago.
+    private static func authHousekeeping(pool: PostgresPool, tokenLifetime: TimeInterval, logger: Logger) -> RepeatingJob {
+        let housekeeping = PostgresSessionHousekeeping(pool: pool)
+        return RepeatingJob(name: "auth housekeeping", interval: .seconds(60), logger: logger) {
+            let now = Date()
+            guard let report = try await housekeeping.prune(horizon: now.addingTimeInterval(-tokenLifetime - 120), spentTokenRetention: 30 * 86_400, now: now),
+                  report != PostgresSessionHousekeeping.Report() else { return }
+            logger.info("auth housekeeping", ["revocations": .int(report.revocations), "role_changes": .int(report.roleChanges),
+                                              "refresh_tokens": .int(report.refreshTokens)])
+        }
+    }
+
     static func run(environment: [String: String], executablePath: String) async -> Int32 {
         let configuration: Configuration
         do {
@@ -75,6 +89,9 @@ enum ServeCommand {
             let feedMaintenance = FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger)
             try await feedMaintenance.start()
             jobs.append(feedMaintenance.stop)
+            let housekeeping = authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger)
+            try await housekeeping.start()
+            jobs.append(housekeeping.stop)
             let responder = Application.makeResponder(
                 dependencies: dependencies, auth: auth,
                 cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),

@@ -43,12 +43,4 @@ public struct PostgresRevocationFeed: Sendable {
             return RevocationFeedChanges(sessions: sessions, roles: roles, cursor: next)
         }
     }
-
-    /// Deletes entries older than `before`; they can no longer concern an unexpired token.
-    public func prune(before: Date) async throws {
-        try await pool.transaction { connection in
-            try connection.execute("DELETE FROM revoked_sessions WHERE revoked_at < $1", [before])
-            try connection.execute("DELETE FROM role_changes WHERE changed_at < $1", [before])
-        }
-    }
 }

@@ -8,7 +8,7 @@ public final class FeedMaintenance: Sendable {
     private let feed: any FeedRepository
     private let now: @Sendable () -> Date
     private let logger: Logger
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let job = Mutex<RepeatingJob?>(nil)
 
     /// Creates the job.
     public init(feed: any FeedRepository, now: @escaping @Sendable () -> Date, logger: Logger) {
@@ -19,22 +19,14 @@ public final class FeedMaintenance: Sendable {
 
     /// Prepares today and tomorrow, then repeats every `interval` until ``stop()``.
     public func start(interval: Duration = .seconds(60)) async throws {
-        try await runOnce()
-        let loop = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard let self, !Task.isCancelled else { return }
-                do { try await self.runOnce() } catch { self.logger.warning("feed maintenance failed", ["error": .string(String(describing: error))]) }
-            }
-        }
-        task.withLock { $0 = loop }
+        let repeating = RepeatingJob(name: "feed maintenance", interval: interval, logger: logger) { [weak self] in try await self?.runOnce() }
+        job.withLock { $0 = repeating }
+        try await repeating.start()
     }
 
     /// Stops the loop and waits for a pass in progress, so the pool can close after this.
     public func stop() async {
-        let loop = task.withLock { task in defer { task = nil }; return task }
-        loop?.cancel()
-        await loop?.value
+        await job.withLock { $0 }?.stop()
     }
 
     /// One pass.

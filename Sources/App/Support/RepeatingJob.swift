@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+
+/// A pass of work run now and then every `interval` until ``stop()``: the shape every
+/// background job of the server shares (revocation polling, feed maintenance, auth
+/// housekeeping). A failed pass is logged and retried at the next interval.
+public final class RepeatingJob: Sendable {
+    private let name: String
+    private let interval: Duration
+    private let logger: Logger
+    private let pass: @Sendable () async throws -> Void
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+
+    /// A job named `name` (in its log lines) that runs `pass` every `interval`.
+    public init(name: String, interval: Duration, logger: Logger, pass: @escaping @Sendable () async throws -> Void) {
+        self.name = name
+        self.interval = interval
+        self.logger = logger
+        self.pass = pass
+    }
+
+    /// Runs the first pass (its error is thrown: a job that cannot run once stops start-up),
+    /// then repeats in the background.
+    public func start() async throws {
+        try await pass()
+        let task = Task { [name, interval, logger, pass] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                // A cancelled sleep returns at once: a pass then would meet a closing pool.
+                guard !Task.isCancelled else { return }
+                do { try await pass() } catch { logger.warning("\(name) failed", ["error": .string(String(describing: error))]) }
+            }
+        }
+        loop.withLock { $0 = task }
+    }
+
+    /// Stops repeating and waits for a pass in progress, so the pool can close after this.
+    public func stop() async {
+        let task = loop.withLock { task in defer { task = nil }; return task }
+        task?.cancel()
+        await task?.value
+    }
+}
