@@ -54,6 +54,12 @@ import TestSupport
             ("signed by another key", try await stranger.idToken(claims: TestIdentityProvider.claims(issuer: "https://accounts.google.com", audience: Self.clientID, subject: "s"), kid: provider.keyID), nil),
             ("unknown kid", try await stranger.idToken(claims: TestIdentityProvider.claims(issuer: "https://accounts.google.com", audience: Self.clientID, subject: "s")), nil),
             ("not a JWT", "abc", nil),
+            // Several audiences: the token was issued to the party named by azp, which must be us.
+            ("several audiences, no azp", try await googleToken(provider, subject: "s") { $0["aud"] = [Self.clientID, "com.other.app"] }, nil),
+            ("several audiences, azp another app", try await googleToken(provider, subject: "s") {
+                $0["aud"] = [Self.clientID, "com.other.app"]
+                $0["azp"] = "com.other.app"
+            }, nil),
         ]
         for (name, token, nonce) in cases {
             var body: [String: any Sendable] = ["grant_type": "id_token", "provider": "google", "id_token": token]
@@ -62,6 +68,17 @@ import TestSupport
             #expect(response.status == 401, "\(name): \(response.text)")
             #expect(response.errorCode == "invalid_token", "\(name)")
         }
+        await app.close()
+    }
+
+    @Test func severalAudiencesAreAcceptedWhenAzpIsThisApp() async throws {
+        let provider = try await TestIdentityProvider.make()
+        let app = try await app(provider)
+        let token = try await googleToken(provider, subject: "multi") {
+            $0["aud"] = [Self.clientID, "com.other.app"]
+            $0["azp"] = Self.clientID
+        }
+        #expect(try await app.send("POST", "/v1/auth/token", json: ["grant_type": "id_token", "provider": "google", "id_token": token]).status == 200)
         await app.close()
     }
 

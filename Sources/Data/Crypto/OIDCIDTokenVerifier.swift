@@ -63,6 +63,13 @@ public struct OIDCIDTokenVerifier: IDTokenVerifier {
         let seconds = now().timeIntervalSince1970
         guard configuration.issuers.contains(claims.iss) else { throw AuthError.invalidToken("id_token issuer is not accepted") }
         guard !Set(claims.aud.values).isDisjoint(with: configuration.clientIDs) else { throw AuthError.invalidToken("id_token audience is not this app") }
+        // With several audiences, the token was issued to the authorized party (OIDC Core
+        // 3.1.3.7): it must be this app, or a token minted for another app would pass.
+        if claims.aud.values.count > 1 {
+            guard let azp = claims.azp, configuration.clientIDs.contains(azp) else {
+                throw AuthError.invalidToken("id_token has several audiences and is not authorized for this app")
+            }
+        }
         guard Double(claims.exp) + skewSeconds > seconds else { throw AuthError.invalidToken("id_token has expired") }
         guard Double(claims.iat ?? 0) <= seconds + skewSeconds else { throw AuthError.invalidToken("id_token is issued in the future") }
         guard !claims.sub.isEmpty else { throw AuthError.invalidToken("id_token has no subject") }
@@ -82,6 +89,7 @@ public struct OIDCIDTokenVerifier: IDTokenVerifier {
     private struct Claims: Decodable {
         let iss: String
         let aud: Audience
+        let azp: String?
         let sub: String
         let exp: Int
         let iat: Int?
