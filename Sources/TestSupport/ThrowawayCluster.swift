@@ -8,13 +8,16 @@ public struct ThrowawayCluster: Sendable {
     /// The cluster.
     public let postgres: EmbeddedPostgres
 
-    /// Initialises and starts a cluster with durability turned off (it is thrown away).
-    public static func start() async throws -> ThrowawayCluster {
+    /// Initialises and starts a cluster with durability turned off (it is thrown away);
+    /// `durableCommits` keeps `synchronous_commit` on, for tests that kill the server and
+    /// count acknowledged writes (fsync stays off: the machine itself does not crash).
+    public static func start(durableCommits: Bool = false) async throws -> ThrowawayCluster {
         // Under the test command's own directory when it gives one, so that clusters a
         // failing test never destroyed are stopped when the test command exits.
         let root = ProcessInfo.processInfo.environment["MARKET09_THROWAWAY_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let directory = URL(fileURLWithPath: root + "/m09c-" + UUID().uuidString.prefix(8).lowercased(), isDirectory: true)
-        let postgres = try EmbeddedPostgres(directory: directory, settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off"])
+        let settings = ["fsync=off", "full_page_writes=off"] + (durableCommits ? [] : ["synchronous_commit=off"])
+        let postgres = try EmbeddedPostgres(directory: directory, settings: settings)
         try await BlockingWork.run(name: "test-cluster") {
             try postgres.start()
             try postgres.createDatabase()
@@ -28,6 +31,29 @@ public struct ThrowawayCluster: Sendable {
     /// Stops the server, keeping the data; `immediately` kills it as a crash would.
     public func stop(immediately: Bool = false) async throws {
         try await BlockingWork.run(name: "test-cluster") { try postgres.stop(immediately: immediately) }
+    }
+
+    /// Kills the postmaster with SIGKILL, as the OOM killer or an operator's `kill -9`
+    /// would (its backends exit when they notice), and waits until it is gone.
+    public func kill9() async throws {
+        let pidFile = postgres.directory.appendingPathComponent("pgdata/postmaster.pid")
+        let text = try String(contentsOf: pidFile, encoding: .utf8)
+        guard let pid = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else { throw TestEnvironmentError("no postmaster pid in \(pidFile.path)") }
+        guard kill(pid, SIGKILL) == 0 else { throw TestEnvironmentError("kill -9 \(pid) failed") }
+        for _ in 0..<200 where kill(pid, 0) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// Starts the server again after a crash, retrying while the dead server's backends
+    /// still hold its shared memory (PostgreSQL refuses to start until they have exited).
+    public func restartAfterCrash(within limit: Duration = .seconds(15)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            do {
+                return try await restart()
+            } catch where ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 
     /// Starts the server again.
