@@ -11,6 +11,19 @@ extension HTTPRequest {
         return value
     }
 
+    /// `page` (from 1) and `limit` (1–50) of an offset-paged list. Offsets are cut at
+    /// ``PageWindow/maxItems``: PostgreSQL reads and discards every row before the page, so
+    /// a deep page costs in proportion to its depth (`sort=latest&page=2000&limit=50` read
+    /// 100,000 rows: 0.45 s on 1 M posts). Deeper lists page with `next_cursor`.
+    func pageWindow() throws -> PageWindow {
+        let page = try queryInteger("page", in: 1...100_000, default: 1)
+        let limit = try queryInteger("limit", in: 1...50, default: 20)
+        guard page * limit <= PageWindow.maxItems else {
+            throw APIError.invalidParameter("page", "pages reach item \(PageWindow.maxItems) at most (page × limit); narrow the filters, or follow next_cursor (sort=latest, popular or ending_soon)")
+        }
+        return PageWindow(page: page, limit: limit)
+    }
+
     /// An integer path parameter (a database id) in canonical form: 1–18 ASCII digits
     /// without a leading zero. `Int("+1")` is 1, so parsing alone would let `/posts/+1`
     /// and `/posts/01` name post 1; anything but the canonical spelling is 400.
@@ -21,6 +34,22 @@ extension HTTPRequest {
             throw APIError.invalidParameter(name, "\(name) must be a positive integer in decimal digits")
         }
         return value
+    }
+}
+
+/// A validated page of an offset-paged list.
+struct PageWindow {
+    /// How deep offset paging goes: the last item a page may reach.
+    static let maxItems = 10_000
+    /// The page, from 1.
+    let page: Int
+    /// Items per page.
+    let limit: Int
+
+    /// Whether a page follows this one in a list of `total` items (offset paging stops at
+    /// ``maxItems``).
+    func hasNext(total: Int) -> Bool {
+        page * limit < min(total, Self.maxItems)
     }
 }
 

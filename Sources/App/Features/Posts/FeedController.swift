@@ -25,7 +25,7 @@ struct FeedController: Sendable {
     static func response(_ page: FeedPage, query: FeedQuery, now: Date) -> PostPageResponse {
         let hasNext = query.cursor != nil || query.sort != .default && page.nextCursor != nil
             ? page.nextCursor != nil
-            : query.page * query.limit < page.total
+            : PageWindow(page: query.page, limit: query.limit).hasNext(total: page.total)
         return PostPageResponse(data: page.items.map { PostResponse(post: $0, now: now) }, total: page.total, page: query.page,
                                 limit: query.limit, hasNext: hasNext, nextCursor: page.nextCursor.map(FeedParameters.encode))
     }
@@ -35,8 +35,9 @@ struct FeedController: Sendable {
 enum FeedParameters {
     static func parse(_ request: HTTPRequest, categories: CategoryResolver) async throws -> FeedQuery {
         var query = FeedQuery()
-        query.page = try request.queryInteger("page", in: 1...100_000, default: 1)
-        query.limit = try request.queryInteger("limit", in: 1...50, default: 20)
+        let window = try request.pageWindow()
+        query.page = window.page
+        query.limit = window.limit
         if let category = request.query["category"], !category.isEmpty { query.category = try await categories.resolve(category) }
         if let search = request.query["search"]?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
             guard search.count <= 100 else { throw APIError.invalidParameter("search", "search must be at most 100 characters") }

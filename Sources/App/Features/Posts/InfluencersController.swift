@@ -12,13 +12,12 @@ struct InfluencersController: Sendable {
         let authenticated = AuthenticatedRoutes(authenticator: authenticator)
         return [
             authenticated.route("GET", "/influencers") { request, _ in
-                let page = try request.queryInteger("page", in: 1...100_000, default: 1)
-                let limit = try request.queryInteger("limit", in: 1...50, default: 20)
+                let window = try request.pageWindow()
                 let search = request.query["search"]?.trimmingCharacters(in: .whitespacesAndNewlines)
                 if let search, search.count > 100 { throw APIError.invalidParameter("search", "search must be at most 100 characters") }
-                let found = try await influencers.search(search?.isEmpty == false ? search : nil, page: page, limit: limit)
-                return .json(InfluencerPageResponse(data: found.items.map(InfluencerResponse.init), total: found.total, page: page,
-                                                        limit: limit, hasNext: page * limit < found.total))
+                let found = try await influencers.search(search?.isEmpty == false ? search : nil, page: window.page, limit: window.limit)
+                return .json(InfluencerPageResponse(data: found.items.map(InfluencerResponse.init), total: found.total, page: window.page,
+                                                        limit: window.limit, hasNext: window.hasNext(total: found.total)))
             },
             authenticated.route("GET", "/influencers/{id}") { request, _ in
                 .json(InfluencerResponse(try await influencers.profile(InfluencerID(rawValue: try request.pathID()))))

@@ -56,12 +56,11 @@ struct PostsController: Sendable {
                 return .json(LikeResponse(postID: id, liked: false, likesCount: try await posts.unlike(PostID(rawValue: id), by: user)))
             },
             authenticated.route("GET", "/me/likes") { request, viewer in
-                let page = try request.queryInteger("page", in: 1...100_000, default: 1)
-                let limit = try request.queryInteger("limit", in: 1...50, default: 20)
-                let liked = try await posts.liked(by: viewer, page: page, limit: limit)
+                let window = try request.pageWindow()
+                let liked = try await posts.liked(by: viewer, page: window.page, limit: window.limit)
                 let now = now()
                 return .json(PostPageResponse(data: liked.items.map { PostResponse(post: $0, now: now) }, total: liked.total,
-                                                  page: page, limit: limit, hasNext: page * limit < liked.total))
+                                                  page: window.page, limit: window.limit, hasNext: window.hasNext(total: liked.total)))
             },
         ]
     }
