@@ -142,6 +142,24 @@ import TestSupport
         await app.close()
     }
 
+    @Test func closedPostsComeMostRecentlyClosedFirstWithExactTotals() async throws {
+        let app = try await TestApp.make(clock: TestClock(start: Date(timeIntervalSince1970: 1_796_000_000)))
+        let token = try await app.user().token
+        // Closed 3, 1 and 2 days ago; one open; one closed an hour ago (today).
+        let ids = try await insertPosts(app, [
+            ("closed 3d", "food", -10 * 86_400, -3 * 86_400), ("closed 1d", "beauty", -10 * 86_400, -86_400),
+            ("closed 2d", "food", -10 * 86_400, -2 * 86_400), ("open", "food", -86_400, 86_400), ("closed 1h", "food", -86_400, -3_600),
+        ])
+        let all = try await app.send("GET", "/v1/posts?status=closed", token: token)
+        #expect(self.ids(all) == [ids[4], ids[1], ids[2], ids[0]])
+        #expect(all.json["total"] as? Int == 4)
+        let food = try await app.send("GET", "/v1/posts?status=closed&category=food&limit=2&page=2", token: token)
+        #expect(self.ids(food) == [ids[0]])
+        #expect(food.json["total"] as? Int == 3)
+        #expect(try await app.send("GET", "/v1/posts?status=closed&page=9", token: token).json["total"] as? Int == 4)
+        await app.close()
+    }
+
     @Test func filtersMatchWhatTheyNameAndCountExactly() async throws {
         let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
         let (_, token) = try await app.user(anonymous: true)
