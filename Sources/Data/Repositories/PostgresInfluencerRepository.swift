@@ -20,9 +20,13 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
             let pattern = search.map { "%" + PostgresFeedRepository.escapeLike($0.lowercased()) + "%" }
             let matches = "($1::text IS NULL OR lower(i.username) LIKE $1 ESCAPE '\\' OR lower(i.full_name) LIKE $1 ESCAPE '\\')"
             let total: Int = try connection.query("SELECT count(*)::int FROM influencers i WHERE \(matches)", [pattern]).first!.decode(0)
+            // The page's ids first, then their columns: in one query the post-count subquery
+            // ran for every skipped row too (page 500: 119 ms on 30,000 influencers).
             let items = try connection.query("""
-                SELECT \(Self.columns) FROM influencers i WHERE \(matches)
-                ORDER BY i.followers_count DESC, i.id OFFSET $2 LIMIT $3
+                SELECT \(Self.columns) FROM (
+                    SELECT i.id FROM influencers i WHERE \(matches) ORDER BY i.followers_count DESC, i.id OFFSET $2 LIMIT $3
+                ) page JOIN influencers i ON i.id = page.id
+                ORDER BY i.followers_count DESC, i.id
                 """, [pattern, offset, limit]).map(Self.decode)
             return Page(items: items, total: total)
         }
