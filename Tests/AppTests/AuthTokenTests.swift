@@ -85,14 +85,21 @@ import TestSupport
         let principal = Principal(userID: UserID(rawValue: UUID()), sessionID: SessionID(rawValue: UUID()), role: .user, isAnonymous: true)
         let entry = AuthenticatedTokens.Entry(
             claims: AccessTokenClaims(iss: "i", aud: "a", sub: "s", sid: "d", role: "user", isAnonymous: true, iat: 0, exp: 1), principal: principal)
+        let live = AuthenticatedTokens.Entry(
+            claims: AccessTokenClaims(iss: "i", aud: "a", sub: "s", sid: "d", role: "user", isAnonymous: true, iat: 0, exp: 2_000_000_000), principal: principal)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
         var calls = 0
-        for token in ["a", "b", "a", "c"] { _ = try tokens.entry(for: token) { calls += 1; return entry } }
+        for token in ["a", "b", "a", "c"] { _ = try tokens.entry(for: token, now: now) { calls += 1; return entry } }
         #expect(calls == 3, "a second use of a token is answered from memory")
         #expect(tokens.count == 3)
-        _ = try tokens.entry(for: "d") { entry }
-        #expect(tokens.count == 1, "reaching the capacity clears the map")
-        #expect(throws: AuthError.self) { try tokens.entry(for: "bad") { throw AuthError.invalidToken("no") } }
-        #expect(throws: AuthError.self) { try tokens.entry(for: "bad") { throw AuthError.invalidToken("no") } }
+        _ = try tokens.entry(for: "d", now: now) { live }
+        #expect(tokens.count == 1, "reaching the capacity drops the expired tokens")
+        _ = try tokens.entry(for: "e", now: now) { live }
+        _ = try tokens.entry(for: "f", now: now) { live }
+        _ = try tokens.entry(for: "g", now: now) { live }
+        #expect(tokens.count == 1, "full of live tokens, the map is cleared")
+        #expect(throws: AuthError.self) { try tokens.entry(for: "bad", now: now) { throw AuthError.invalidToken("no") } }
+        #expect(throws: AuthError.self) { try tokens.entry(for: "bad", now: now) { throw AuthError.invalidToken("no") } }
         #expect(tokens.count == 1)
     }
 

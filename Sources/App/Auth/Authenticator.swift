@@ -38,7 +38,7 @@ public struct Authenticator: Sendable {
         while let first = rest.first, isBlank(first) { rest.removeFirst() }
         while let last = rest.last, isBlank(last) { rest.removeLast() }
         let token = String(decoding: rest, as: UTF8.self)
-        let entry = try remembered.entry(for: token) { try Self.authenticate(token, codec: codec) }
+        let entry = try remembered.entry(for: token, now: now()) { try Self.authenticate(token, codec: codec) }
         do {
             try codec.checkLifetime(entry.claims, now: now())
         } catch .expired {
@@ -95,8 +95,9 @@ public struct Authenticator: Sendable {
 }
 
 /// Tokens whose header, signature, issuer and audience have been checked, with their
-/// principals. Bounded: cleared when it reaches `capacity` (about 1 KB per entry).
-/// Refused tokens are not remembered.
+/// principals. Bounded: when it reaches `capacity` (about 1 KB per entry) expired tokens
+/// are dropped, and if it is still full it is cleared. Refused tokens are not remembered,
+/// so every key is a token this server signed.
 final class AuthenticatedTokens: Sendable {
     struct Entry: Sendable {
         let claims: AccessTokenClaims
@@ -112,10 +113,12 @@ final class AuthenticatedTokens: Sendable {
 
     /// The remembered entry for `token`, or the one `authenticate` makes (remembered when
     /// it does not throw).
-    func entry(for token: String, authenticate: () throws -> Entry) throws -> Entry {
+    func entry(for token: String, now: Date, authenticate: () throws -> Entry) throws -> Entry {
         if let entry = entries.withLock({ $0[token] }) { return entry }
         let entry = try authenticate()
+        let seconds = Int(now.timeIntervalSince1970)
         entries.withLock { entries in
+            if entries.count >= capacity { entries = entries.filter { $0.value.claims.exp > seconds } }
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[token] = entry
         }

@@ -71,6 +71,9 @@ public final class RateLimiter: Sendable {
         }
     }
 
+    /// How many keys are held (expired ones included until the next sweep).
+    var keyCount: Int { table.withLock { $0.windows.count } }
+
     private func secondsLeft(_ window: Window, _ now: Date) -> Int {
         max(1, Int((limit.window - now.timeIntervalSince(window.start)).rounded(.up)))
     }
