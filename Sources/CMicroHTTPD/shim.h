@@ -21,3 +21,13 @@ market09_client_address (struct MHD_Connection *connection)
     MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   return info ? info->client_addr : NULL;
 }
+
+/* The connection's socket, for the request-deadline watchdog (MHD_get_connection_info is
+   C-variadic). */
+static inline int
+market09_connection_fd (struct MHD_Connection *connection)
+{
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info ? info->connect_fd : -1;
+}

@@ -284,3 +284,69 @@ import TestSupport
         await harness.stop()
     }
 }
+
+/// Slow clients: a head or body that trickles in, never idle long enough for the idle
+/// timeout, is cut off when its total time runs out.
+@Suite struct RequestDeadlineTests {
+    /// Sends `head`, then one byte of `trickle` every 300 ms; the seconds until the server
+    /// closed the connection, or `nil` if it was still open after `limit` seconds.
+    private func secondsUntilClosed(port: Int, head: String, trickle: String, limit: Double) async throws -> Double? {
+        try await BlockingWork.run {
+            let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 1)
+            defer { close(descriptor) }
+            let started = Date()
+            _ = head.withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            var bytes = Array(trickle.utf8)
+            while Date().timeIntervalSince(started) < limit {
+                if !bytes.isEmpty {
+                    let byte = bytes.removeFirst()
+                    if [byte].withUnsafeBytes({ send(descriptor, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }) < 0 { return Date().timeIntervalSince(started) }
+                }
+                var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&pollDescriptor, 1, 300) > 0 {
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    if recv(descriptor, &buffer, buffer.count, 0) <= 0 { return Date().timeIntervalSince(started) }
+                }
+            }
+            return nil
+        }
+    }
+
+    @Test func aTricklingRequestHeadIsClosedWhenItsTimeRunsOut() async throws {
+        let harness = try EngineTests.Harness { $0.headerTimeoutSeconds = 1 }
+        let closedAfter = try await secondsUntilClosed(port: harness.port, head: "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ",
+                                                       trickle: String(repeating: "a", count: 40), limit: 6)
+        let seconds = try #require(closedAfter, "a head trickling a byte every 300 ms was still open after 6 s")
+        #expect(seconds < 3.5)
+        await harness.stop()
+    }
+
+    @Test func aTricklingBodyIsClosedWhenItsTimeRunsOut() async throws {
+        let harness = try EngineTests.Harness { $0.bodyTimeoutSeconds = 1 }
+        let closedAfter = try await secondsUntilClosed(port: harness.port, head: "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n",
+                                                       trickle: String(repeating: "b", count: 40), limit: 6)
+        let seconds = try #require(closedAfter, "a body trickling a byte every 300 ms was still open after 6 s")
+        #expect(seconds < 3.5)
+        await harness.stop()
+    }
+
+    @Test func keepAliveRequestsWithinTheirTimeAreServed() async throws {
+        let harness = try EngineTests.Harness { $0.headerTimeoutSeconds = 1 }
+        let port = harness.port
+        let answers = try await BlockingWork.run {
+            let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 3)
+            defer { close(descriptor) }
+            var answers = 0
+            for _ in 0..<3 {
+                let request = "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"
+                _ = request.withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                if recv(descriptor, &buffer, buffer.count, 0) > 0 { answers += 1 }
+                usleep(1_500_000) // idle longer than the head timeout, within the idle timeout
+            }
+            return answers
+        }
+        #expect(answers == 3)
+        await harness.stop()
+    }
+}

@@ -57,6 +57,8 @@ public struct Configuration: Sendable {
         Variable(name: "MAX_URL_BYTES", defaultValue: "4096", summary: "Longest request target; longer gets 414."),
         Variable(name: "IDLE_TIMEOUT_SECONDS", defaultValue: "30", summary: "Idle keep-alive connections close after this."),
         Variable(name: "MAX_CONNECTIONS", defaultValue: "1024", summary: "Simultaneous connections."),
+        Variable(name: "HEADER_TIMEOUT_SECONDS", defaultValue: "10", summary: "Total seconds a request head may take, however steadily it trickles (1–600)."),
+        Variable(name: "BODY_TIMEOUT_SECONDS", defaultValue: "30", summary: "Total seconds a request body may take once its head arrived (1–3600)."),
         Variable(name: "MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "64", summary: "Simultaneous connections from one client address (0: no cap; use 0 behind a proxy)."),
         Variable(name: "SHUTDOWN_GRACE_SECONDS", defaultValue: "10", summary: "Time in-flight requests get on SIGTERM/SIGINT."),
         Variable(name: "CORS_ALLOWED_ORIGINS", defaultValue: "(none)", summary: "Comma-separated origins, or *; unset disables CORS."),
@@ -102,6 +104,8 @@ public struct Configuration: Sendable {
         configuration.http.maxURLBytes = try reader.integer("MAX_URL_BYTES", in: 256...(1 << 20)) ?? configuration.http.maxURLBytes
         configuration.http.idleTimeoutSeconds = try reader.integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) ?? configuration.http.idleTimeoutSeconds
         configuration.http.maxConnections = try reader.integer("MAX_CONNECTIONS", in: 1...100_000) ?? configuration.http.maxConnections
+        configuration.http.headerTimeoutSeconds = try reader.integer("HEADER_TIMEOUT_SECONDS", in: 1...600) ?? configuration.http.headerTimeoutSeconds
+        configuration.http.bodyTimeoutSeconds = try reader.integer("BODY_TIMEOUT_SECONDS", in: 1...3600) ?? configuration.http.bodyTimeoutSeconds
         configuration.http.maxConnectionsPerAddress = try reader.integer("MAX_CONNECTIONS_PER_ADDRESS", in: 0...100_000) ?? configuration.http.maxConnectionsPerAddress
         configuration.shutdownGraceSeconds = try reader.integer("SHUTDOWN_GRACE_SECONDS", in: 0...3600) ?? configuration.shutdownGraceSeconds
         configuration.corsAllowedOrigins = try reader.list("CORS_ALLOWED_ORIGINS")

@@ -20,6 +20,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// so one address holding half-sent requests cannot take every slot. Behind a proxy
     /// every connection comes from the proxy: set 0 there and let the proxy cap clients.
     public var maxConnectionsPerAddress: Int = 64
+    /// Seconds a request head may take in all, from the connection's start (or the end of
+    /// the previous response plus the idle timeout), however steadily its bytes trickle.
+    public var headerTimeoutSeconds: Int = 10
+    /// Seconds a request body may take in all once its head has arrived.
+    public var bodyTimeoutSeconds: Int = 30
 
     /// The defaults above.
     public init() {}

@@ -25,6 +25,7 @@ public final class MicroHTTPServer: Sendable {
     private let executor: (any TaskExecutor)?
     private let logger: Logger
     private let state = Mutex(State())
+    private let deadlines: RequestDeadlines
 
     /// Creates a server; nothing is bound until ``start()``.
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger, executor: (any TaskExecutor)? = nil) {
@@ -32,6 +33,7 @@ public final class MicroHTTPServer: Sendable {
         self.responder = responder
         self.logger = logger
         self.executor = executor
+        self.deadlines = RequestDeadlines(configuration: configuration)
     }
 
     /// The bound port (useful with `port: 0`); 0 before ``start()``.
@@ -58,6 +60,7 @@ public final class MicroHTTPServer: Sendable {
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: memory, ptr_value: nil),
             MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: Unmanaged.passUnretained(self).toOpaque()),
             MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescapeKeepingNUL, to: Int.self), ptr_value: nil),
+            MHD_OptionItem(option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionNotified, to: Int.self), ptr_value: Unmanaged.passUnretained(self).toOpaque()),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
         let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
@@ -73,6 +76,7 @@ public final class MicroHTTPServer: Sendable {
             state.listeningSocket = descriptor
             state.port = boundPort
         }
+        deadlines.start()
     }
 
     /// Stops accepting connections, lets in-flight requests finish for up to `gracePeriod`,
@@ -98,6 +102,7 @@ public final class MicroHTTPServer: Sendable {
         // Let the engine write the last responses (the completed callback removes them).
         await waitForInFlight(until: ContinuousClock.now + .seconds(2))
         state.withLock { $0.stopped = true }
+        deadlines.stop()
         // MHD_stop_daemon joins the engine threads: block a thread of our own, not the pool.
         _ = try? await BlockingWork.run(name: "http-stop") { MHD_stop_daemon(handle.daemon) }
     }
@@ -125,6 +130,7 @@ public final class MicroHTTPServer: Sendable {
         context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let raw = context.pointee else {
+            deadlines.headReceived(connection)
             let requestID = RequestID.accept(ConnectionValues.header(connection, "X-Request-Id")) ?? RequestID.generate()
             let exchange = Exchange(connection: connection, method: String(cString: method), path: String(cString: url), requestID: requestID)
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
@@ -164,7 +170,12 @@ public final class MicroHTTPServer: Sendable {
         }
     }
 
-    fileprivate func completed(context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode) {
+    fileprivate func connection(_ connection: OpaquePointer, _ event: MHD_ConnectionNotificationCode) {
+        if event == .CONNECTION_NOTIFY_STARTED { deadlines.opened(connection) } else { deadlines.closed(connection) }
+    }
+
+    fileprivate func completed(connection: OpaquePointer?, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode) {
+        if let connection { deadlines.responded(connection) }
         guard let context, let raw = context.pointee else { return }
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
@@ -226,6 +237,7 @@ public final class MicroHTTPServer: Sendable {
     }
 
     private func dispatch(_ exchange: Exchange, request: HTTPRequest) {
+        deadlines.requestReceived(exchange.connection)
         exchange.phase = .dispatched
         exchange.body = Data()
         state.withLock { $0.inFlight[ObjectIdentifier(exchange)] = exchange }
@@ -252,6 +264,7 @@ public final class MicroHTTPServer: Sendable {
     }
 
     private func queue(_ response: HTTPResponse, for exchange: Exchange) -> MHD_Result {
+        deadlines.requestReceived(exchange.connection)
         exchange.phase = .answered
         exchange.status = response.status
         var body = response.body
@@ -284,8 +297,13 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return server.handle(connection: connection, url: url, method: method, uploadData: uploadData, uploadSize: uploadSize, context: context)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, termination in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, context, termination in
     guard let cls else { return }
     let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    server.completed(context: context, termination: termination)
+    server.completed(connection: connection, context: context, termination: termination)
+}
+
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, event in
+    guard let cls, let connection else { return }
+    Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue().connection(connection, event)
 }
