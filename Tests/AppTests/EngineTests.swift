@@ -312,20 +312,14 @@ import TestSupport
         }
     }
 
-    @Test func aTricklingRequestHeadIsClosedWhenItsTimeRunsOut() async throws {
-        let harness = try EngineTests.Harness { $0.headerTimeoutSeconds = 1 }
-        let closedAfter = try await secondsUntilClosed(port: harness.port, head: "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ",
-                                                       trickle: String(repeating: "a", count: 40), limit: 6)
-        let seconds = try #require(closedAfter, "a head trickling a byte every 300 ms was still open after 6 s")
-        #expect(seconds < 3.5)
-        await harness.stop()
-    }
-
-    @Test func aTricklingBodyIsClosedWhenItsTimeRunsOut() async throws {
-        let harness = try EngineTests.Harness { $0.bodyTimeoutSeconds = 1 }
-        let closedAfter = try await secondsUntilClosed(port: harness.port, head: "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n",
-                                                       trickle: String(repeating: "b", count: 40), limit: 6)
-        let seconds = try #require(closedAfter, "a body trickling a byte every 300 ms was still open after 6 s")
+    @Test(arguments: [
+        ("head", "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: "),
+        ("body", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"),
+    ])
+    func aTricklingRequestIsClosedWhenItsTimeRunsOut(part: String, head: String) async throws {
+        let harness = try EngineTests.Harness { part == "head" ? ($0.headerTimeoutSeconds = 1) : ($0.bodyTimeoutSeconds = 1) }
+        let closedAfter = try await secondsUntilClosed(port: harness.port, head: head, trickle: String(repeating: "a", count: 40), limit: 6)
+        let seconds = try #require(closedAfter, "a \(part) trickling a byte every 300 ms was still open after 6 s")
         #expect(seconds < 3.5)
         await harness.stop()
     }
