@@ -31,3 +31,12 @@ market09_connection_fd (struct MHD_Connection *connection)
     MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CONNECTION_FD);
   return info ? info->connect_fd : -1;
 }
+
+/* The per-connection pointer set in the "connection started" notification. */
+static inline void *
+market09_socket_context (struct MHD_Connection *connection)
+{
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info (connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return info ? info->socket_context : NULL;
+}

@@ -170,8 +170,14 @@ public final class MicroHTTPServer: Sendable {
         }
     }
 
-    fileprivate func connection(_ connection: OpaquePointer, _ event: MHD_ConnectionNotificationCode) {
-        if event == .CONNECTION_NOTIFY_STARTED { deadlines.opened(connection) } else { deadlines.closed(connection) }
+    fileprivate func connection(_ connection: OpaquePointer, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ event: MHD_ConnectionNotificationCode) {
+        guard let context else { return }
+        if event == .CONNECTION_NOTIFY_STARTED {
+            context.pointee = deadlines.opened(connection)
+        } else {
+            deadlines.closed(context.pointee)
+            context.pointee = nil
+        }
     }
 
     fileprivate func completed(connection: OpaquePointer?, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode) {
@@ -303,7 +309,7 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     server.completed(connection: connection, context: context, termination: termination)
 }
 
-private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, event in
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, context, event in
     guard let cls, let connection else { return }
-    Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue().connection(connection, event)
+    Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue().connection(connection, context, event)
 }
