@@ -10,7 +10,8 @@ import TestSupport
         let text = try String(contentsOf: TestDatabase.packageRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
         var documented = Set<String>()
         var path: String?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Blank lines (paragraphs inside a description) end nothing.
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if line.hasPrefix("  /"), line.hasSuffix(":") {
                 path = String(line.dropFirst(2).dropLast())
             } else if !line.hasPrefix("   "), !line.hasPrefix("  /") {

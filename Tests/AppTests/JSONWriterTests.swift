@@ -94,7 +94,7 @@ import Testing
                                "external_url": "https://x.example/?a=1&b=\\"],
                 "is_liked": true, "rank": 1,
             ]],
-            "total": 1, "page": 1, "limit": 20, "has_next": false,
+            "total": 1, "total_exact": true, "page": 1, "limit": 20, "has_next": false,
         ]
         #expect(try parse(page) as? NSDictionary == expected)
     }

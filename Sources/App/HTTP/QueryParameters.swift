@@ -12,16 +12,28 @@ extension HTTPRequest {
     }
 
     /// `page` (from 1) and `limit` (1–50) of an offset-paged list. Offsets are cut at
-    /// ``PageWindow/maxItems``: PostgreSQL reads and discards every row before the page, so
-    /// a deep page costs in proportion to its depth (`sort=latest&page=2000&limit=50` read
-    /// 100,000 rows: 0.45 s on 1 M posts). Deeper lists page with `next_cursor`.
-    func pageWindow() throws -> PageWindow {
+    /// `reach` items (``PageWindow/maxItems`` unless given): PostgreSQL reads and discards
+    /// every row before the page, so a deep page costs in proportion to its depth
+    /// (`sort=latest&page=2000&limit=50` read 100,000 rows: 0.45 s on 1 M posts). Deeper
+    /// lists page with `next_cursor`.
+    func pageWindow(reach: Int = PageWindow.maxItems) throws -> PageWindow {
         let page = try queryInteger("page", in: 1...100_000, default: 1)
         let limit = try queryInteger("limit", in: 1...50, default: 20)
-        guard page * limit <= PageWindow.maxItems else {
-            throw APIError.invalidParameter("page", "pages reach item \(PageWindow.maxItems) at most (page × limit); narrow the filters, or follow next_cursor (sort=latest, popular or ending_soon)")
+        guard page * limit <= reach else {
+            throw APIError.invalidParameter("page", "pages reach item \(reach) at most (page × limit)\(reach < PageWindow.maxItems ? " with a search or a status other than closed" : ""); narrow the filters, or follow next_cursor (sort=latest, popular or ending_soon)")
         }
-        return PageWindow(page: page, limit: limit)
+        return PageWindow(page: page, limit: limit, reach: reach)
+    }
+
+    /// `search`: trimmed, `nil` when empty; at most 100 characters and no control
+    /// characters (they are never part of a name, and migration 0013 does not index them).
+    func searchTerm() throws -> String? {
+        guard let search = query["search"]?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty else { return nil }
+        guard search.count <= 100 else { throw APIError.invalidParameter("search", "search must be at most 100 characters") }
+        guard !search.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw APIError.invalidParameter("search", "search must not contain control characters")
+        }
+        return search
     }
 
     /// An integer path parameter (a database id) in canonical form: 1–18 ASCII digits
@@ -45,11 +57,18 @@ struct PageWindow {
     let page: Int
     /// Items per page.
     let limit: Int
+    /// The last item a page of this list may reach.
+    var reach = Self.maxItems
 
     /// Whether a page follows this one in a list of `total` items (offset paging stops at
-    /// ``maxItems``).
+    /// ``reach``).
     func hasNext(total: Int) -> Bool {
-        page * limit < min(total, Self.maxItems)
+        page * limit < total && allowsNext
+    }
+
+    /// Whether offset paging reaches past this page at all.
+    var allowsNext: Bool {
+        page * limit < reach
     }
 }
 

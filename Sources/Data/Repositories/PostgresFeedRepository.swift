@@ -11,6 +11,7 @@ import Synchronization
 public final class PostgresFeedRepository: FeedRepository {
     private let pool: PostgresPool
     private let preparedDays = Mutex<Set<KoreaDay>>([])
+    private let searchStatistics = SearchStatistics()
 
     /// Creates the repository over a pool.
     public init(pool: PostgresPool) {
@@ -50,7 +51,7 @@ public final class PostgresFeedRepository: FeedRepository {
             if query.sort == .default && query.search == nil && query.status == nil && query.dateRange == nil && query.influencer == nil {
                 return try Self.dailyOrder(query, day: day, viewer: viewer, connection)
             }
-            return try Self.filtered(query, day: day, now: now, viewer: viewer, connection)
+            return try self.filtered(query, day: day, now: now, viewer: viewer, connection)
         }
     }
 
@@ -129,27 +130,184 @@ public final class PostgresFeedRepository: FeedRepository {
             total = try row.decode(0)
             if try row.decode(1, as: Int?.self) != nil { items.append(try PostRows.decode(row, from: 1)) }
         }
-        return FeedPage(items: items, total: total, nextCursor: nil)
+        return FeedPage(items: items, total: total, hasMore: (query.page - 1) * query.limit + items.count < total, nextCursor: nil)
     }
 
     // MARK: - Filtered feeds and keyset sorts
 
-    private static func filtered(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
+    private func filtered(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
+        let offset = query.cursor == nil ? (query.page - 1) * query.limit : 0
+        let bound = FeedPage.exactTotalLimit
+        var otherCandidates: Double?
+        var sql = Self.conditions(query, now: now)
+        let matches = sql
+        var searchEstimate = (fraction: 0.0, posts: 0.0)
+        var total: String
+        var searchCount: Int?
+        var walk: Int?
+        var counted = true
+        if let search = query.search {
+            // A search is counted first, on its own: how many match decides how its page
+            // reads. The count walks only for a one-gram term, whose frequency the
+            // statistics know; a longer term's is an upper bound (`siwoo121`: each bigram in
+            // ~10 % of posts, the term in 57), and its grams intersect cheaply in the index.
+            let term = try searchStatistics.estimate(search, connection)
+            searchEstimate = (term.fraction, term.posts)
+            let count = try Self.searchCount(matches, walk: term.isOneGram ? Self.walkBound(reach: bound + 1, searchEstimate) : nil,
+                                             bound: bound, connection)
+            searchCount = count
+            total = "NULL::int"
+            // The page walks its order only when over `bound` posts match (fewer are cheaper
+            // to read through the index whatever the statistics say) and the walk is
+            // estimated cheaper, with the other filters' selectivity from the planner; a
+            // walk that reads its whole budget without filling the page is redone through
+            // the index.
+            if count > bound {
+                let rest = try Self.candidates(query, now: now, posts: searchEstimate.posts, connection)
+                otherCandidates = rest
+                let density = searchEstimate.fraction * rest / max(searchEstimate.posts, 1)
+                walk = Self.walkBound(reach: offset + query.limit + 1, (density, searchEstimate.posts), matches: searchEstimate.fraction * searchEstimate.posts)
+            }
+        } else {
+            // The total rides along as an uncorrelated subquery (evaluated once): from
+            // counters when only a category narrows the feed, by counting the matches up to
+            // the bound otherwise. Counting needs no joins: every condition is on posts, and
+            // the foreign keys are NOT NULL (joined, closed posts took 345 ms to count on
+            // 1 M posts; alone, 86 ms).
+            let counters = Self.counterTotal(query, day: day, now: now, sql: &sql)
+            counted = counters == nil
+            total = counters ?? "(SELECT count(*)::int FROM (SELECT FROM posts p \(matches.all.whereClause) LIMIT \(bound + 1)) x)"
+        }
+        var rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, walk: walk, connection)
+        if walk != nil && rows.count <= query.limit {
+            rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, walk: nil, connection)
+        }
+        let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: 1) }
+        var count: Int
+        if let searchCount {
+            count = searchCount
+        } else if let first = rows.first {
+            count = try first.decode(0)
+        } else {
+            // An empty page (past the end) carries no row to read the total from.
+            var counters = FeedSQL()
+            if let counted = Self.counterTotal(query, day: day, now: now, sql: &counters) {
+                count = try connection.query("SELECT \(counted)", counters.parameters).first!.decode(0)
+            } else {
+                count = try connection.query("SELECT \(total)", matches.parameters).first!.decode(0)
+            }
+        }
+        var exact = true
+        if counted && count > bound {
+            // Past the bound, an estimate: the planner's for the conditions other than a
+            // search (all posts when there are none), times the term's frequency (its
+            // rarest gram's: the planner multiplies a term's gram frequencies as if
+            // independent, far too low for the bigrams of one word).
+            let rest = try otherCandidates ?? Self.candidates(query, now: now, posts: searchEstimate.posts, connection)
+            count = max(bound + 1, Int((query.search == nil ? rest : rest * searchEstimate.fraction).rounded()))
+            exact = false
+        }
+        var next: FeedCursor?
+        if query.sort != .default, rows.count > query.limit, let last = rows.prefix(query.limit).last {
+            next = FeedCursor(sort: query.sort, key: try last.decode(19), id: try last.decode(1))
+        }
+        return FeedPage(items: items, total: count, totalIsExact: exact, hasMore: rows.count > query.limit, nextCursor: next)
+    }
+
+    /// The planner's estimate of the posts that pass `query`'s conditions other than a
+    /// search (`posts` when there are none).
+    private static func candidates(_ query: FeedQuery, now: Date, posts: Double, _ connection: PostgresConnection) throws -> Double {
+        let rest = conditions(query.withoutSearch, now: now)
+        if rest.all.isEmpty && query.search != nil { return posts }
+        return Double(try estimate("SELECT FROM posts p \(rest.all.whereClause)", rest.parameters, connection))
+    }
+
+    /// How many rows a search may walk along an order before it gives up for the index, or
+    /// `nil` when reading every match through the index is estimated cheaper. A walk reads
+    /// reach ÷ density rows, each ~3× the cost of a match read through the index (7 µs
+    /// against 2 µs on 1 M posts: an index probe and a heap visit); the index reads
+    /// `matches` (frequency × posts by default). The budget is four times the expected
+    /// walk, at most 20,000 rows (~60 ms): the frequency is the rarest gram's, an upper bound.
+    private static func walkBound(reach: Int, _ estimate: (fraction: Double, posts: Double), matches: Double? = nil) -> Int? {
+        let expected = Double(reach) / estimate.fraction
+        guard estimate.fraction > 0, 3 * expected < (matches ?? estimate.fraction * estimate.posts) else { return nil }
+        return Int(min(20_000, 4 * expected))
+    }
+
+    /// The matches of a search, counted up to `bound + 1`: through the index, or along any
+    /// `walk` rows first (redone through the index when they hold fewer).
+    private static func searchCount(_ sql: FeedSQL, walk: Int?, bound: Int, _ connection: PostgresConnection) throws -> Int {
+        if let walk {
+            let walked: Int = try connection.queryPlannedForValues("""
+                SELECT count(*)::int FROM (SELECT FROM (SELECT p.* FROM posts p \(sql.conditions.whereClause) LIMIT \(walk)) p
+                                           \(sql.searchConditions.whereClause) LIMIT \(bound + 1)) x
+                """, sql.parameters).first!.decode(0)
+            if walked > bound { return walked }
+        }
+        return try throughIndexes(connection) {
+            try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.all.whereClause) LIMIT \(bound + 1)) x",
+                                         sql.parameters).first!.decode(0)
+        }
+    }
+
+    /// Runs `body` with every table read through bitmap index scans: a search that does not
+    /// walk reads its matches through the gram index. Left to choose, the planner prices a
+    /// term and a category as independent and walks an order for matches that are not
+    /// there (`search=코&category=fitness&sort=popular`: 2 s through all 1 M posts, for none).
+    private static func throughIndexes<T>(_ connection: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
+        try connection.transaction { connection in
+            try connection.query("""
+                SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true),
+                       set_config('enable_indexonlyscan', 'off', true)
+                """)
+            return try body(connection)
+        }
+    }
+
+    /// The page's rows (one more than the limit when another follows): the total, the
+    /// post's columns and its sort key. The page's ids are cut first, then joined for their
+    /// columns: a projection runs for every row OFFSET skips too (joins, is_liked; item
+    /// 1,000 of a search: 270 ms, half of it for rows dropped).
+    private func page(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, sql: FeedSQL, walk: Int?,
+                      _ connection: PostgresConnection) throws -> [PostgresRow] {
+        var sql = sql
+        let text: String
+        if query.sort == .default && query.dateRange == nil && query.status != .closed {
+            text = Self.sectionedPage(query, day: day, viewer: viewer, offset: offset, total: total, walk: walk, sql: &sql)
+        } else {
+            text = try Self.orderedPage(query, viewer: viewer, offset: offset, total: total, walk: walk, sql: &sql)
+        }
+        guard query.search != nil else { return Array(try connection.query(text, sql.parameters)) }
+        // A search's best plan depends on the term: planned per request, through the
+        // index unless it walks.
+        let parameters = sql.parameters
+        if walk != nil { return Array(try connection.queryPlannedForValues(text, parameters)) }
+        return try Self.throughIndexes(connection) { Array(try $0.queryPlannedForValues(text, parameters)) }
+    }
+
+    /// A page in a keyset order, by date range or of closed posts (see ``page``).
+    private static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: String, walk: Int?, sql: inout FeedSQL) throws -> String {
+        let (order, keyColumn) = try order(query, sql: &sql)
+        let source = walk.map { "(SELECT p.* FROM posts p \(sql.conditions.whereClause) ORDER BY \(order) LIMIT \($0)) p \(sql.searchConditions.whereClause)" }
+            ?? "posts p \(sql.all.whereClause)"
+        let viewerParameter = sql.bindNumber(viewer?.rawValue)
+        // LIMIT is written into the text (one statement per limit, at most 50) so the
+        // planner knows the page is small; OFFSET only when there is one.
+        return """
+            SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn)
+            FROM (SELECT p.id FROM \(source) ORDER BY \(order)\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) page
+            JOIN posts p ON p.id = page.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
+            ORDER BY \(order)
+            """
+    }
+
+    /// The conditions of `query` on posts `p` (the keyset cursor's are added by `order`).
+    /// Built the same way every time, so two builds number their parameters alike.
+    private static func conditions(_ query: FeedQuery, now: Date) -> FeedSQL {
         var sql = FeedSQL()
         if let category = query.category { sql.where("p.category_id = \(sql.bind(category.rawValue))") }
         if let influencer = query.influencer { sql.where("p.influencer_id = \(sql.bind(influencer.rawValue))") }
-        if let search = query.search {
-            let pattern = sql.bind("%" + Self.escapeLike(search.lowercased()) + "%")
-            // Two index-backed halves instead of one OR across tables (which scans every post),
-            // matched once per statement for both the page and its count.
-            sql.with = """
-                WITH matched AS MATERIALIZED (
-                    SELECT id FROM posts WHERE lower(product_name) LIKE \(pattern) ESCAPE '\\'
-                    UNION SELECT sp.id FROM posts sp JOIN influencers si ON si.id = sp.influencer_id
-                          WHERE lower(si.username) LIKE \(pattern) ESCAPE '\\' OR lower(si.full_name) LIKE \(pattern) ESCAPE '\\')
-                """
-            sql.where("p.id IN (SELECT id FROM matched)")
-        }
+        if let search = query.search { sql.search(search) }
         if let range = query.dateRange {
             // The window [start, end] overlaps [first day's start, last day's end).
             sql.where("p.group_buying_start < \(sql.bind(range.upperBound.end)) AND p.group_buying_end >= \(sql.bind(range.lowerBound.start))")
@@ -169,42 +327,70 @@ public final class PostgresFeedRepository: FeedRepository {
             }
         }
         if query.sort == .endingSoon { sql.where("p.group_buying_end >= \(sql.bind(now))") }
+        return sql
+    }
 
-        let countWhere = sql.whereClause
-        let countParameters = sql.parameters
-        let (order, keyColumn) = try Self.order(query, day: day, sql: &sql)
-        // The total rides along as an uncorrelated subquery (evaluated once): from counters
-        // when only a category narrows the feed, by counting the matches otherwise.
-        // Counting needs no joins: every condition is on posts, and the foreign keys are NOT
-        // NULL (joined, closed posts took 345 ms to count on 1 M posts; alone, 86 ms).
-        let total = Self.counterTotal(query, day: day, now: now, sql: &sql) ?? "(SELECT count(*)::int FROM posts p \(countWhere))"
-        let viewerParameter = sql.parameters.count + 1
-        _ = sql.bind(viewer?.rawValue)
-        let offset = query.cursor == nil ? (query.page - 1) * query.limit : 0
-        // LIMIT is written into the text (one statement per limit, at most 50) so the
-        // planner knows the page is small; OFFSET only when there is one.
-        let rows = Array(try connection.query("""
-            \(sql.with) SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn) \(PostRows.joins) \(sql.whereClause)
-            ORDER BY \(order)\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)
-            """, sql.parameters))
-        let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: 1) }
-        let count: Int
-        if let first = rows.first {
-            count = try first.decode(0)
-        } else {
-            // An empty page (past the end) carries no row to read the total from.
-            var counters = FeedSQL()
-            if let counted = Self.counterTotal(query, day: day, now: now, sql: &counters) {
-                count = try connection.query("SELECT \(counted)", counters.parameters).first!.decode(0)
-            } else {
-                count = try connection.query("\(sql.with) SELECT count(*)::int FROM posts p \(countWhere)", countParameters).first!.decode(0)
-            }
+    /// The default order over filtered posts, as the unfiltered feed orders them: posts
+    /// open at midnight by the day's rank (`feed_ranks`), then the others by end time,
+    /// newest first. Each section is its own ordered scan cut at the page's reach, so a
+    /// search matching 680 k posts reads a few hundred rows, not all of them (sorting every
+    /// match by a computed rank: over 2 s for `search=a`). A status other than closed
+    /// (which is not ordered here) implies the post was open at midnight: only the first
+    /// section, without restating that (the planner, multiplying the two conditions'
+    /// selectivities, misjudged `status=upcoming` 40-fold and hashed 70 k posts). With
+    /// `walk`, each section reads at most that many rows of its order, then filters.
+    private static func sectionedPage(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, walk: Int?,
+                                      sql: inout FeedSQL) -> String {
+        let all = sql.all.andClause
+        let dayText = sql.bind(day.description)
+        let reach = sql.bind(offset + query.limit + 1)
+        let category = query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
+        var openSection = "", closedSection = ""
+        if query.status == nil {
+            // The closed section supplies only what the open one lacks: a page inside the
+            // open section reads none of it (item 500 of a search: 33 ms saved).
+            let dayStart = sql.bind(day.start)
+            openSection = " AND p.group_buying_end >= \(dayStart)"
+            let closed = walk.map {
+                """
+                (SELECT p.* FROM posts p WHERE p.group_buying_end < \(dayStart)\(sql.conditions.andClause)
+                 ORDER BY p.group_buying_end DESC, p.id DESC LIMIT \($0)) p \(sql.searchConditions.whereClause)
+                """
+            } ?? "posts p WHERE p.group_buying_end < \(dayStart)\(all)"
+            closedSection = """
+                UNION ALL
+                (SELECT r.id, 1, row_number() OVER (ORDER BY r.group_buying_end DESC, r.id DESC)
+                 FROM (SELECT p.id, p.group_buying_end FROM \(closed)
+                       ORDER BY p.group_buying_end DESC, p.id DESC LIMIT (SELECT \(reach) - count(*) FROM open)) r)
+                """
         }
-        var next: FeedCursor?
-        if query.sort != .default, rows.count > query.limit, let last = rows.prefix(query.limit).last {
-            next = FeedCursor(sort: query.sort, key: try last.decode(19), id: try last.decode(1))
+        let ranks = walk.map { "(SELECT f.* FROM feed_ranks f WHERE f.day = \(dayText)::date\(category) ORDER BY f.rank, f.post_id LIMIT \($0)) f" }
+            ?? "feed_ranks f"
+        let viewerParameter = sql.bindNumber(viewer?.rawValue)
+        // The page's ids are cut first, then joined for their columns (see `page`).
+        return """
+            WITH open AS MATERIALIZED (
+                SELECT f.post_id, f.rank FROM \(ranks) JOIN posts p ON p.id = f.post_id
+                WHERE f.day = \(dayText)::date\(category)\(openSection)\(all)
+                ORDER BY f.rank, f.post_id LIMIT \(reach))
+            SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), 0::float8
+            FROM (SELECT r.post_id, r.section, r.ordinal
+                  FROM ((SELECT post_id, 0 AS section, row_number() OVER (ORDER BY rank, post_id) AS ordinal FROM open)
+                        \(closedSection)) r
+                  ORDER BY r.section, r.ordinal\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) r
+            JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
+            ORDER BY r.section, r.ordinal
+            """
+    }
+
+    /// The planner's row estimate for `sql` (a `SELECT` without joins).
+    private static func estimate(_ sql: String, _ parameters: [any PostgresEncodable], _ connection: PostgresConnection) throws -> Int {
+        // The first line: "Seq Scan on posts p  (cost=0.00..76386.50 rows=671411 width=0)".
+        let line: String = try connection.queryPlannedForValues("EXPLAIN \(sql)", parameters).first!.decode(0)
+        guard let range = line.range(of: " rows="), let value = Int(line[range.upperBound...].prefix { $0.isNumber }) else {
+            throw PostgresError(message: "no row estimate in \(line)")
         }
-        return FeedPage(items: items, total: count, nextCursor: next)
+        return value
     }
 
     /// The total from counters, as SQL, when only a category and a date range narrow the feed
@@ -247,19 +433,15 @@ public final class PostgresFeedRepository: FeedRepository {
 
     /// The ORDER BY for `query` and the sort-key column (as seconds or a count, for cursors);
     /// adds the cursor condition.
-    private static func order(_ query: FeedQuery, day: KoreaDay, sql: inout FeedSQL) throws -> (String, String) {
+    private static func order(_ query: FeedQuery, sql: inout FeedSQL) throws -> (String, String) {
         switch query.sort {
         case .default where query.dateRange != nil:
             return ("p.group_buying_start DESC, p.id DESC", "0::float8")
-        case .default where query.status == .closed:
-            // Only closed posts: most recently closed first, straight from the posts_end
-            // index. The daily order below sorted all 858 k closed posts of the bench
-            // dataset by an expression per page (1.9 s).
-            return ("p.group_buying_end DESC, p.id DESC", "0::float8")
         case .default:
-            let dayStart = sql.bind(day.start)
-            let dayText = sql.bind(day.description)
-            return ("(p.group_buying_end >= \(dayStart)) DESC, CASE WHEN p.group_buying_end >= \(dayStart) THEN feed_rank(p.id, \(dayText)::date) END, p.group_buying_end DESC, p.id DESC", "0::float8")
+            // status=closed (the other default orders are sectionedPage): most recently
+            // closed first, straight from the posts_end index. The sectioned order would
+            // compute each post's section first (858 k closed posts on the bench dataset).
+            return ("p.group_buying_end DESC, p.id DESC", "0::float8")
         case .latest:
             if let cursor = query.cursor {
                 sql.where("(p.posted_at, p.id) < (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
@@ -276,32 +458,5 @@ public final class PostgresFeedRepository: FeedRepository {
             }
             return ("p.group_buying_end ASC, p.id ASC", "extract(epoch FROM p.group_buying_end)::float8")
         }
-    }
-
-    /// Makes `%`, `_` and `\` match themselves in a LIKE pattern.
-    static func escapeLike(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-    }
-}
-
-/// Collects WHERE conditions built from fixed SQL fragments and numbered parameters.
-/// User input only ever travels as parameters.
-private struct FeedSQL {
-    private(set) var parameters: [any PostgresEncodable] = []
-    /// A `WITH` clause the conditions refer to, or empty.
-    var with = ""
-    private var conditions: [String] = []
-
-    mutating func bind(_ value: any PostgresEncodable) -> String {
-        parameters.append(value)
-        return "$\(parameters.count)"
-    }
-
-    mutating func `where`(_ condition: String) {
-        conditions.append(condition)
-    }
-
-    var whereClause: String {
-        conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     }
 }

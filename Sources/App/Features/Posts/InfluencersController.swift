@@ -13,9 +13,7 @@ struct InfluencersController: Sendable {
         return [
             authenticated.route("GET", "/influencers") { request, _ in
                 let window = try request.pageWindow()
-                let search = request.query["search"]?.trimmingCharacters(in: .whitespacesAndNewlines)
-                if let search, search.count > 100 { throw APIError.invalidParameter("search", "search must be at most 100 characters") }
-                let found = try await influencers.search(search?.isEmpty == false ? search : nil, page: window.page, limit: window.limit)
+                let found = try await influencers.search(try request.searchTerm(), page: window.page, limit: window.limit)
                 return .json(InfluencerPageResponse(data: found.items.map(InfluencerResponse.init), total: found.total, page: window.page,
                                                         limit: window.limit, hasNext: window.hasNext(total: found.total)))
             },

@@ -52,11 +52,14 @@ struct PageResponse<Item: JSONWritable>: JSONWritable {
     let limit: Int
     let hasNext: Bool
     var nextCursor: String?
+    /// False when `total` is an estimate (a counted filter past FeedPage.exactTotalLimit).
+    var totalIsExact = true
 
     func write(to json: inout JSONWriter) {
         json.object { json in
             json.field("data", data)
             json.field("total", total)
+            json.field("total_exact", totalIsExact)
             json.field("page", page)
             json.field("limit", limit)
             json.field("has_next", hasNext)

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Collects WHERE conditions built from fixed SQL fragments and numbered parameters.
+/// User input only ever travels as parameters. A search's conditions are kept apart, so a
+/// query can walk an order under the others and filter what it reads by the search.
+struct FeedSQL {
+    private(set) var parameters: [any PostgresEncodable] = []
+    /// Every condition but the search's.
+    private(set) var conditions = SQLConditions()
+    /// The search's conditions (see ``search(_:)``).
+    private(set) var searchConditions = SQLConditions()
+
+    /// Every condition.
+    var all: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all) }
+
+    mutating func bind(_ value: any PostgresEncodable) -> String {
+        parameters.append(value)
+        return "$\(parameters.count)"
+    }
+
+    /// Binds `value` and gives its parameter number.
+    mutating func bindNumber(_ value: any PostgresEncodable) -> Int {
+        parameters.append(value)
+        return parameters.count
+    }
+
+    mutating func `where`(_ condition: String) {
+        conditions.all.append(condition)
+    }
+
+    /// Posts whose product name, influencer username or full name contains `term`,
+    /// case-insensitively (migration 0013's gram index). Terms longer than one gram are
+    /// rechecked with LIKE; for one- and two-character terms the recheck folds to `true`
+    /// when the statement is planned for its values.
+    mutating func search(_ term: String) {
+        let text = bind(term)
+        let pattern = bind("%" + Self.escapeLike(term) + "%")
+        let like = "LIKE lower(\(pattern)) ESCAPE '\\'"
+        searchConditions.all.append("p.search_grams @> search_term_grams(\(text))")
+        searchConditions.all.append("""
+            (search_term_exact(\(text)) OR lower(p.product_name) \(like)
+             OR p.influencer_id IN (SELECT si.id FROM influencers si WHERE si.search_grams @> search_term_grams(\(text))
+                                    AND (lower(si.username) \(like) OR lower(si.full_name) \(like))))
+            """)
+    }
+
+    /// Makes `%`, `_` and `\` match themselves in a LIKE pattern.
+    static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    }
+}
+
+/// Conditions joined by AND.
+struct SQLConditions {
+    fileprivate(set) var all: [String] = []
+
+    var isEmpty: Bool { all.isEmpty }
+
+    /// `WHERE …`, or empty.
+    var whereClause: String {
+        all.isEmpty ? "" : "WHERE " + all.joined(separator: " AND ")
+    }
+
+    /// ` AND …` to follow other conditions, or empty.
+    var andClause: String {
+        all.isEmpty ? "" : " AND " + all.joined(separator: " AND ")
+    }
+}
