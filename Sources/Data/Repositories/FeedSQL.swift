@@ -13,6 +13,15 @@ struct FeedSQL {
     /// Every condition.
     var all: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all) }
 
+    /// Every condition, the search's as one opaque filter on rows already read: joined to
+    /// a walked order, the search conditions made PostgreSQL read all of a term's matches
+    /// through the gram index and hash them against the walk (`search=minji`: 67 k posts,
+    /// 344 ms, for a page that needed 1,241 rows of the order).
+    var walked: SQLConditions {
+        searchConditions.isEmpty ? conditions
+            : SQLConditions(all: conditions.all + ["CASE WHEN \(searchConditions.all.joined(separator: " AND ")) THEN true END"])
+    }
+
     mutating func bind(_ value: any PostgresEncodable) -> String {
         parameters.append(value)
         return "$\(parameters.count)"
