@@ -9,17 +9,25 @@ struct FeedSQL {
     private(set) var conditions = SQLConditions()
     /// The search's conditions (see ``search(_:)``).
     private(set) var searchConditions = SQLConditions()
+    /// Where a keyset page starts (see ``after(_:)``).
+    private(set) var cursorConditions = SQLConditions()
 
     /// Every condition.
-    var all: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all) }
+    var all: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all + cursorConditions.all) }
+
+    /// Every condition but the cursor's: what a total counts.
+    var matching: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all) }
+
+    /// The conditions an order is walked under: all but the search's.
+    var unsearched: SQLConditions { SQLConditions(all: conditions.all + cursorConditions.all) }
 
     /// Every condition, the search's as one opaque filter on rows already read: joined to
     /// a walked order, the search conditions made PostgreSQL read all of a term's matches
     /// through the gram index and hash them against the walk (`search=minji`: 67 k posts,
     /// 344 ms, for a page that needed 1,241 rows of the order).
     var walked: SQLConditions {
-        searchConditions.isEmpty ? conditions
-            : SQLConditions(all: conditions.all + ["CASE WHEN \(searchConditions.all.joined(separator: " AND ")) THEN true END"])
+        searchConditions.isEmpty ? all
+            : SQLConditions(all: unsearched.all + ["CASE WHEN \(searchConditions.all.joined(separator: " AND ")) THEN true END"])
     }
 
     mutating func bind(_ value: any PostgresEncodable) -> String {
@@ -35,6 +43,11 @@ struct FeedSQL {
 
     mutating func `where`(_ condition: String) {
         conditions.all.append(condition)
+    }
+
+    /// A keyset cursor's condition: part of the page, not of what the total counts.
+    mutating func after(_ condition: String) {
+        cursorConditions.all.append(condition)
     }
 
     /// Posts whose product name, influencer username or full name contains `term`,

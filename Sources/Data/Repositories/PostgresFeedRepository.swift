@@ -144,33 +144,37 @@ public final class PostgresFeedRepository: FeedRepository {
         var searchEstimate = (fraction: 0.0, posts: 0.0)
         var total: String
         var searchCount: Int?
-        var walk: Int?
+        var read: SearchRead?
         var counted = true
         if let search = query.search {
-            // A search is counted first, on its own: how many match decides how its page
-            // reads. The count walks (any rows, in storage order) only for a one-gram term
-            // alone: its frequency is known, where a longer term's is an upper bound
-            // (`siwoo121`: each bigram in ~10 % of posts, the term in 57) and other filters
-            // change how many rows a walk must read (`search=52&status=ongoing` walked 61 k
-            // posts, 120 ms); both are cheaper through the index.
+            // How a search reads. Walk the requested order when that is estimated cheaper
+            // than reading every match (the term's frequency — its rarest gram's, from the
+            // statistics — times the planner's estimate for the other filters), and only
+            // after counting, up to the bound, that over `bound` posts match: the estimates
+            // are wrong for terms whose grams are common apart and rare together
+            // (`siwoo121`: each bigram in ~10 % of posts, the term in 57) and for filters
+            // that exclude the term (`search=코&category=fitness`: none). Otherwise read the
+            // matches once through the index, which counts them exactly as well.
             let term = try searchStatistics.estimate(search, connection)
             searchEstimate = (term.fraction, term.posts)
-            let alone = term.isOneGram && matches.conditions.isEmpty
-            let count = try Self.searchCount(matches, walk: alone ? Self.walkBound(reach: bound + 1, searchEstimate) : nil,
-                                             bound: bound, connection)
-            searchCount = count
-            total = "NULL::int"
-            // The page walks its order only when over `bound` posts match (fewer are cheaper
-            // to read through the index whatever the statistics say) and the walk is
-            // estimated cheaper, with the other filters' selectivity from the planner; a
-            // walk that reads its whole budget without filling the page is redone through
-            // the index.
-            if count > bound {
-                let rest = try Self.candidates(query, now: now, posts: searchEstimate.posts, connection)
-                otherCandidates = rest
-                let density = searchEstimate.fraction * rest / max(searchEstimate.posts, 1)
-                walk = Self.walkBound(reach: offset + query.limit + 1, (density, searchEstimate.posts), matches: searchEstimate.fraction * searchEstimate.posts)
+            otherCandidates = try Self.candidates(query, now: now, posts: term.posts, connection)
+            let density = term.fraction * otherCandidates! / max(term.posts, 1)
+            read = .matched
+            if let walk = Self.walkBound(reach: offset + query.limit + 1, (density, term.posts), matches: term.fraction * term.posts) {
+                // The count walks (any rows, in storage order) only for a one-gram term,
+                // whose frequency is known, when that is estimated cheaper with the other
+                // filters' selectivity (`search=52&status=ongoing` walked 61 k posts, 120 ms;
+                // `search=_&status=closed` through the index: a 1 M-entry bitmap, 139 ms).
+                let countWalk = term.isOneGram
+                    ? Self.walkBound(reach: bound + 1, (density, term.posts), matches: term.fraction * term.posts) : nil
+                let count = try Self.searchCount(matches, walk: countWalk, bound: bound, connection)
+                if count > bound {
+                    searchCount = count
+                    read = .walk(rows: walk)
+                }
             }
+            total = "(SELECT count(*)::int FROM matched)"
+            counted = false
         } else {
             // The total rides along as an uncorrelated subquery (evaluated once): from
             // counters when only a category narrows the feed, by counting the matches up to
@@ -179,20 +183,31 @@ public final class PostgresFeedRepository: FeedRepository {
             // 1 M posts; alone, 86 ms).
             let counters = Self.counterTotal(query, day: day, now: now, sql: &sql)
             counted = counters == nil
-            total = counters ?? "(SELECT count(*)::int FROM (SELECT FROM posts p \(matches.all.whereClause) LIMIT \(bound + 1)) x)"
+            total = counters ?? "(SELECT count(*)::int FROM (SELECT FROM posts p \(matches.matching.whereClause) LIMIT \(bound + 1)) x)"
         }
-        var rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, walk: walk, connection)
-        if walk != nil && rows.count <= query.limit {
-            rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, walk: nil, connection)
+        var rows: [PostgresRow]
+        if case .walk = read {
+            rows = try page(query, day: day, viewer: viewer, offset: offset, total: "NULL::int", sql: sql, read: read, connection)
+            if rows.count <= query.limit {
+                // The walk read its budget without filling the page: through the index after all.
+                read = .matched
+                searchCount = nil
+                rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, read: read, connection)
+            }
+        } else {
+            rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, read: read, connection)
         }
         let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: 1) }
         var count: Int
         if let searchCount {
             count = searchCount
+            counted = true
         } else if let first = rows.first {
             count = try first.decode(0)
-        } else {
+        } else if query.search != nil {
             // An empty page (past the end) carries no row to read the total from.
+            count = try Self.searchCount(matches, walk: nil, bound: .max - 1, connection)
+        } else {
             var counters = FeedSQL()
             if let counted = Self.counterTotal(query, day: day, now: now, sql: &counters) {
                 count = try connection.query("SELECT \(counted)", counters.parameters).first!.decode(0)
@@ -247,8 +262,9 @@ public final class PostgresFeedRepository: FeedRepository {
                 """, sql.parameters).first!.decode(0)
             if walked > bound { return walked }
         }
+        let limit = bound < Int.max - 1 ? " LIMIT \(bound + 1)" : ""
         return try throughIndexes(connection) {
-            try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.all.whereClause) LIMIT \(bound + 1)) x",
+            try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.matching.whereClause)\(limit)) x",
                                          sql.parameters).first!.decode(0)
         }
     }
@@ -271,33 +287,60 @@ public final class PostgresFeedRepository: FeedRepository {
     /// post's columns and its sort key. The page's ids are cut first, then joined for their
     /// columns: a projection runs for every row OFFSET skips too (joins, is_liked; item
     /// 1,000 of a search: 270 ms, half of it for rows dropped).
-    private func page(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, sql: FeedSQL, walk: Int?,
+    private func page(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, sql: FeedSQL, read: SearchRead?,
                       _ connection: PostgresConnection) throws -> [PostgresRow] {
         var sql = sql
         let text: String
         if query.sort == .default && query.dateRange == nil && query.status != .closed {
-            text = Self.sectionedPage(query, day: day, viewer: viewer, offset: offset, total: total, walk: walk, sql: &sql)
+            text = Self.sectionedPage(query, day: day, viewer: viewer, offset: offset, total: total, read: read, sql: &sql)
         } else {
-            text = try Self.orderedPage(query, viewer: viewer, offset: offset, total: total, walk: walk, sql: &sql)
+            text = try Self.orderedPage(query, viewer: viewer, offset: offset, total: total, read: read, sql: &sql)
         }
-        guard query.search != nil else { return Array(try connection.query(text, sql.parameters)) }
-        // A search's best plan depends on the term: planned per request, through the
-        // index unless it walks.
         let parameters = sql.parameters
-        if walk != nil { return Array(try connection.queryPlannedForValues(text, parameters)) }
-        return try Self.throughIndexes(connection) { Array(try $0.queryPlannedForValues(text, parameters)) }
+        switch read {
+        case nil:
+            return Array(try connection.query(text, parameters))
+        case .walk:
+            // A search's best plan depends on the term: planned per request.
+            return Array(try connection.queryPlannedForValues(text, parameters))
+        case .matched:
+            // Never a scan of every post for the matches: the planner may misjudge a term
+            // as most of them.
+            return try connection.transaction { connection in
+                try connection.query("SELECT set_config('enable_seqscan', 'off', true)")
+                return Array(try connection.queryPlannedForValues(text, parameters))
+            }
+        }
+    }
+
+    /// `WITH matched AS MATERIALIZED (…)`: a search's matches with their sort keys, read
+    /// once through the index for the page, its sections and its count.
+    private static func matchedClause(_ sql: FeedSQL) -> String {
+        """
+        matched AS MATERIALIZED (
+            SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matching.whereClause))
+        """
     }
 
     /// A page in a keyset order, by date range or of closed posts (see ``page``).
-    private static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: String, walk: Int?, sql: inout FeedSQL) throws -> String {
+    private static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: String, read: SearchRead?, sql: inout FeedSQL) throws -> String {
         let (order, keyColumn) = try order(query, sql: &sql)
-        let source = walk.map { "(SELECT p.* FROM posts p \(sql.conditions.whereClause) ORDER BY \(order) LIMIT \($0)) p \(sql.searchConditions.whereClause)" }
-            ?? "posts p \(sql.all.whereClause)"
+        var with = ""
+        let source: String
+        switch read {
+        case nil:
+            source = "posts p \(sql.all.whereClause)"
+        case .walk(let rows):
+            source = "(SELECT p.* FROM posts p \(sql.unsearched.whereClause) ORDER BY \(order) LIMIT \(rows)) p \(sql.searchConditions.whereClause)"
+        case .matched:
+            with = "WITH \(matchedClause(sql)) "
+            source = "matched p \(sql.cursorConditions.whereClause)"
+        }
         let viewerParameter = sql.bindNumber(viewer?.rawValue)
         // LIMIT is written into the text (one statement per limit, at most 50) so the
         // planner knows the page is small; OFFSET only when there is one.
         return """
-            SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn)
+            \(with)SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn)
             FROM (SELECT p.id FROM \(source) ORDER BY \(order)\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) page
             JOIN posts p ON p.id = page.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
             ORDER BY \(order)
@@ -342,24 +385,43 @@ public final class PostgresFeedRepository: FeedRepository {
     /// section, without restating that (the planner, multiplying the two conditions'
     /// selectivities, misjudged `status=upcoming` 40-fold and hashed 70 k posts). With
     /// `walk`, each section reads at most that many rows of its order, then filters.
-    private static func sectionedPage(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, walk: Int?,
+    private static func sectionedPage(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, read: SearchRead?,
                                       sql: inout FeedSQL) -> String {
-        let all = (walk == nil ? sql.all : sql.walked).andClause
         let dayText = sql.bind(day.description)
         let reach = sql.bind(offset + query.limit + 1)
-        let category = query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
-        var openSection = "", closedSection = ""
+        // The matches carry the category condition already.
+        let category = read == .matched ? "" : query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
+        let dayStart = query.status == nil || read == .matched ? sql.bind(day.start) : ""
+        // Each section's rows: from the order walked, from the matches, or from posts.
+        var matched = "", ranks = "", closed = ""
+        switch read {
+        case nil:
+            ranks = "feed_ranks f JOIN posts p ON p.id = f.post_id WHERE f.day = \(dayText)::date\(category)"
+                + (dayStart.isEmpty ? "" : " AND p.group_buying_end >= \(dayStart)") + sql.all.andClause
+            closed = "posts p WHERE p.group_buying_end < \(dayStart)\(sql.all.andClause)"
+        case .walk(let rows):
+            ranks = """
+                (SELECT f.* FROM feed_ranks f WHERE f.day = \(dayText)::date\(category) ORDER BY f.rank, f.post_id LIMIT \(rows)) f
+                JOIN posts p ON p.id = f.post_id WHERE true\(sql.walked.andClause)
+                """
+            closed = """
+                (SELECT p.* FROM posts p WHERE p.group_buying_end < \(dayStart)\(sql.unsearched.andClause)
+                 ORDER BY p.group_buying_end DESC, p.id DESC LIMIT \(rows)) p \(sql.searchConditions.whereClause)
+                """
+        case .matched:
+            matched = "\(matchedClause(sql)), "
+            // The open matches' ranks, each found by its key: as a join, PostgreSQL hashed
+            // all of the day's 143 k ranks for 2 k open matches (72 ms).
+            ranks = """
+                (SELECT m.id AS post_id, (SELECT f.rank FROM feed_ranks f WHERE f.day = \(dayText)::date AND f.post_id = m.id) AS rank
+                 FROM matched m WHERE m.group_buying_end >= \(dayStart)) f WHERE f.rank IS NOT NULL
+                """
+            closed = "matched p WHERE p.group_buying_end < \(dayStart)"
+        }
+        var closedSection = ""
         if query.status == nil {
             // The closed section supplies only what the open one lacks: a page inside the
             // open section reads none of it (item 500 of a search: 33 ms saved).
-            let dayStart = sql.bind(day.start)
-            openSection = " AND p.group_buying_end >= \(dayStart)"
-            let closed = walk.map {
-                """
-                (SELECT p.* FROM posts p WHERE p.group_buying_end < \(dayStart)\(sql.conditions.andClause)
-                 ORDER BY p.group_buying_end DESC, p.id DESC LIMIT \($0)) p \(sql.searchConditions.whereClause)
-                """
-            } ?? "posts p WHERE p.group_buying_end < \(dayStart)\(all)"
             closedSection = """
                 UNION ALL
                 (SELECT r.id, 1, row_number() OVER (ORDER BY r.group_buying_end DESC, r.id DESC)
@@ -367,14 +429,11 @@ public final class PostgresFeedRepository: FeedRepository {
                        ORDER BY p.group_buying_end DESC, p.id DESC LIMIT (SELECT \(reach) - count(*) FROM open)) r)
                 """
         }
-        let ranks = walk.map { "(SELECT f.* FROM feed_ranks f WHERE f.day = \(dayText)::date\(category) ORDER BY f.rank, f.post_id LIMIT \($0)) f" }
-            ?? "feed_ranks f"
         let viewerParameter = sql.bindNumber(viewer?.rawValue)
         // The page's ids are cut first, then joined for their columns (see `page`).
         return """
-            WITH open AS MATERIALIZED (
-                SELECT f.post_id, f.rank FROM \(ranks) JOIN posts p ON p.id = f.post_id
-                WHERE f.day = \(dayText)::date\(category)\(openSection)\(all)
+            WITH \(matched)open AS MATERIALIZED (
+                SELECT f.post_id, f.rank FROM \(ranks)
                 ORDER BY f.rank, f.post_id LIMIT \(reach))
             SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), 0::float8
             FROM (SELECT r.post_id, r.section, r.ordinal
@@ -447,19 +506,27 @@ public final class PostgresFeedRepository: FeedRepository {
             return ("p.group_buying_end DESC, p.id DESC", "0::float8")
         case .latest:
             if let cursor = query.cursor {
-                sql.where("(p.posted_at, p.id) < (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
+                sql.after("(p.posted_at, p.id) < (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
             }
             return ("p.posted_at DESC, p.id DESC", "extract(epoch FROM p.posted_at)::float8")
         case .popular:
             if let cursor = query.cursor {
-                sql.where("(p.likes_count, p.id) < (\(sql.bind(Int(cursor.key))), \(sql.bind(cursor.id)))")
+                sql.after("(p.likes_count, p.id) < (\(sql.bind(Int(cursor.key))), \(sql.bind(cursor.id)))")
             }
             return ("p.likes_count DESC, p.id DESC", "p.likes_count::float8")
         case .endingSoon:
             if let cursor = query.cursor {
-                sql.where("(p.group_buying_end, p.id) > (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
+                sql.after("(p.group_buying_end, p.id) > (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
             }
             return ("p.group_buying_end ASC, p.id ASC", "extract(epoch FROM p.group_buying_end)::float8")
         }
     }
+}
+
+/// How a search's page reads its posts (see `PostgresFeedRepository.filtered`).
+private enum SearchRead: Equatable {
+    /// Along the requested order, at most `rows` rows of it, filtered by the search.
+    case walk(rows: Int)
+    /// The matches, once through the index, then sorted.
+    case matched
 }
