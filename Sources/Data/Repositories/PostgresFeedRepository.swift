@@ -145,6 +145,7 @@ public final class PostgresFeedRepository: FeedRepository {
         var total: String
         var searchCount: Int?
         var read: SearchRead?
+        var pendingWalk: Int?
         var counted = true
         if let search = query.search {
             // How a search reads. Walk the requested order when that is estimated cheaper
@@ -159,18 +160,28 @@ public final class PostgresFeedRepository: FeedRepository {
             searchEstimate = (term.fraction, term.posts)
             otherCandidates = try Self.candidates(query, now: now, posts: term.posts, connection)
             let density = term.fraction * otherCandidates! / max(term.posts, 1)
-            read = .matched
+            read = .matched(limit: nil)
             if let walk = Self.walkBound(reach: offset + query.limit + 1, (density, term.posts), matches: term.fraction * term.posts) {
-                // The count walks (any rows, in storage order) only for a one-gram term,
-                // whose frequency is known, when that is estimated cheaper with the other
-                // filters' selectivity (`search=52&status=ongoing` walked 61 k posts, 120 ms;
-                // `search=_&status=closed` through the index: a 1 M-entry bitmap, 139 ms).
-                let countWalk = term.isOneGram
-                    ? Self.walkBound(reach: bound + 1, (density, term.posts), matches: term.fraction * term.posts) : nil
-                let count = try Self.searchCount(matches, walk: countWalk, bound: bound, connection)
-                if count > bound {
-                    searchCount = count
-                    read = .walk(rows: walk)
+                if term.isOneGram {
+                    // The count walks (any rows, in storage order) for a one-gram term, whose
+                    // frequency is known, when that is estimated cheaper with the other
+                    // filters' selectivity (`search=52&status=ongoing` walked 61 k posts,
+                    // 120 ms; `search=_&status=closed` through the index: a 1 M-entry
+                    // bitmap, 139 ms).
+                    let countWalk = Self.walkBound(reach: bound + 1, (density, term.posts), matches: term.fraction * term.posts)
+                    let count = try Self.searchCount(matches, walk: countWalk, bound: bound, connection)
+                    if count > bound {
+                        searchCount = count
+                        read = .walk(rows: walk)
+                    }
+                } else {
+                    // A longer term's frequency is an upper bound: read at most `bound + 1`
+                    // matches through the index, which is the whole answer when there are
+                    // no more (`search=크림 12`: 355 of the 30 k posts holding 크림; counting
+                    // first and reading again cost two index passes, 3× the database time),
+                    // and walk otherwise.
+                    read = .matched(limit: bound)
+                    pendingWalk = walk
                 }
             }
             total = "(SELECT count(*)::int FROM matched)"
@@ -185,16 +196,18 @@ public final class PostgresFeedRepository: FeedRepository {
             counted = counters == nil
             total = counters ?? "(SELECT count(*)::int FROM (SELECT FROM posts p \(matches.matching.whereClause) LIMIT \(bound + 1)) x)"
         }
-        var rows: [PostgresRow]
-        if case .walk = read {
+        var rows = try page(query, day: day, viewer: viewer, offset: offset, total: read?.readsMatches == false ? "NULL::int" : total,
+                            sql: sql, read: read, connection)
+        if let walk = pendingWalk, try rows.first?.decode(0, as: Int.self) ?? 0 > bound {
+            // More than `bound` match: walk after all.
+            searchCount = try rows.first!.decode(0, as: Int.self)
+            read = .walk(rows: walk)
             rows = try page(query, day: day, viewer: viewer, offset: offset, total: "NULL::int", sql: sql, read: read, connection)
-            if rows.count <= query.limit {
-                // The walk read its budget without filling the page: through the index after all.
-                read = .matched
-                searchCount = nil
-                rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, read: read, connection)
-            }
-        } else {
+        }
+        if case .walk = read, rows.count <= query.limit {
+            // The walk read its budget without filling the page: through the index after all.
+            read = .matched(limit: nil)
+            searchCount = nil
             rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, read: read, connection)
         }
         let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: 1) }
@@ -315,10 +328,10 @@ public final class PostgresFeedRepository: FeedRepository {
 
     /// `WITH matched AS MATERIALIZED (…)`: a search's matches with their sort keys, read
     /// once through the index for the page, its sections and its count.
-    private static func matchedClause(_ sql: FeedSQL) -> String {
+    private static func matchedClause(_ sql: FeedSQL, limit: Int?) -> String {
         """
         matched AS MATERIALIZED (
-            SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matching.whereClause))
+            SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matching.whereClause)\(limit.map { " LIMIT \($0 + 1)" } ?? ""))
         """
     }
 
@@ -332,8 +345,8 @@ public final class PostgresFeedRepository: FeedRepository {
             source = "posts p \(sql.all.whereClause)"
         case .walk(let rows):
             source = "(SELECT p.* FROM posts p \(sql.unsearched.whereClause) ORDER BY \(order) LIMIT \(rows)) p \(sql.searchConditions.whereClause)"
-        case .matched:
-            with = "WITH \(matchedClause(sql)) "
+        case .matched(let limit):
+            with = "WITH \(matchedClause(sql, limit: limit)) "
             source = "matched p \(sql.cursorConditions.whereClause)"
         }
         let viewerParameter = sql.bindNumber(viewer?.rawValue)
@@ -390,8 +403,8 @@ public final class PostgresFeedRepository: FeedRepository {
         let dayText = sql.bind(day.description)
         let reach = sql.bind(offset + query.limit + 1)
         // The matches carry the category condition already.
-        let category = read == .matched ? "" : query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
-        let dayStart = query.status == nil || read == .matched ? sql.bind(day.start) : ""
+        let category = read?.readsMatches == true ? "" : query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
+        let dayStart = query.status == nil || read?.readsMatches == true ? sql.bind(day.start) : ""
         // Each section's rows: from the order walked, from the matches, or from posts.
         var matched = "", ranks = "", closed = ""
         switch read {
@@ -408,8 +421,8 @@ public final class PostgresFeedRepository: FeedRepository {
                 (SELECT p.* FROM posts p WHERE p.group_buying_end < \(dayStart)\(sql.unsearched.andClause)
                  ORDER BY p.group_buying_end DESC, p.id DESC LIMIT \(rows)) p \(sql.searchConditions.whereClause)
                 """
-        case .matched:
-            matched = "\(matchedClause(sql)), "
+        case .matched(let limit):
+            matched = "\(matchedClause(sql, limit: limit)), "
             // The open matches' ranks, each found by its key: as a join, PostgreSQL hashed
             // all of the day's 143 k ranks for 2 k open matches (72 ms).
             ranks = """
@@ -527,6 +540,12 @@ public final class PostgresFeedRepository: FeedRepository {
 private enum SearchRead: Equatable {
     /// Along the requested order, at most `rows` rows of it, filtered by the search.
     case walk(rows: Int)
-    /// The matches, once through the index, then sorted.
-    case matched
+    /// The matches, once through the index, then sorted; at most `limit + 1` of them when
+    /// a limit is given (the page is then complete only if fewer match).
+    case matched(limit: Int?)
+
+    var readsMatches: Bool {
+        if case .matched = self { return true }
+        return false
+    }
 }
