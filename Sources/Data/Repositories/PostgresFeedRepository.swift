@@ -245,80 +245,6 @@ public final class PostgresFeedRepository: FeedRepository {
         return FeedPage(items: items, total: count, totalIsExact: exact, hasMore: rows.count > query.limit, nextCursor: next)
     }
 
-    /// The planner's estimate of the posts that pass `query`'s conditions other than a
-    /// search (`posts` when there are none).
-    private static func candidates(_ query: FeedQuery, now: Date, posts: Double, _ connection: PostgresConnection) throws -> Double {
-        let rest = conditions(query.withoutSearch, now: now)
-        if rest.all.isEmpty && query.search != nil { return posts }
-        return Double(try estimate("SELECT FROM posts p \(rest.all.whereClause)", rest.parameters, connection))
-    }
-
-    /// How many rows a search may walk along an order before it gives up for the index, or
-    /// `nil` when reading every match through the index is estimated cheaper. A walk reads
-    /// reach ÷ density rows, each ~3× the cost of a match read through the index (7 µs
-    /// against 2 µs on 1 M posts: an index probe and a heap visit); the index reads
-    /// `matches` (frequency × posts by default). The budget is four times the expected
-    /// walk, at most 20,000 rows (~60 ms): the frequency is the rarest gram's, an upper bound.
-    private static func walkBound(reach: Int, _ estimate: (fraction: Double, posts: Double), matches: Double? = nil) -> Int? {
-        let expected = Double(reach) / estimate.fraction
-        guard estimate.fraction > 0, 3 * expected < (matches ?? estimate.fraction * estimate.posts) else { return nil }
-        return Int(min(20_000, 4 * expected))
-    }
-
-    /// The matches of a search, counted up to `bound + 1`: through the index, or along any
-    /// `walk` rows first (redone through the index when they hold fewer).
-    private static func searchCount(_ sql: FeedSQL, walk: Int?, bound: Int, _ connection: PostgresConnection) throws -> Int {
-        if let walk {
-            let text = """
-                SELECT count(*)::int FROM (SELECT FROM (SELECT p.* FROM posts p \(sql.conditions.whereClause) LIMIT \(walk)) p
-                                           \(sql.searchConditions.whereClause) LIMIT \(bound + 1)) x
-                """
-            let parameters = sql.parameters
-            let rows = try walking(connection) { Array(try $0.queryPlannedForValues(text, parameters)) }
-            if let first = rows?.first {
-                let walked: Int = try first.decode(0)
-                if walked > bound { return walked }
-            }
-        }
-        let limit = bound < Int.max - 1 ? " LIMIT \(bound + 1)" : ""
-        return try throughIndexes(connection) {
-            try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.matching.whereClause)\(limit)) x",
-                                         sql.parameters).first!.decode(0)
-        }
-    }
-
-    /// Runs a walk for at most ``walkTimeout``, or gives `nil`. A walk's budget counts the
-    /// rows that pass the other filters, and a filter correlated with the order can make it
-    /// pass nearly every post first (a one-day date range in May walked `latest` from
-    /// December: 1.1 s); cut short, the request reads through the index instead.
-    private static func walking<T>(_ connection: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T? {
-        do {
-            return try connection.transaction { connection in
-                try connection.query("SELECT set_config('statement_timeout', $1, true)", [String(walkTimeoutMilliseconds)])
-                return try body(connection)
-            }
-        } catch let error as PostgresError where error.code == .queryTimeout {
-            return nil
-        }
-    }
-
-    /// How long a walk may run: a walk that pays off is done in well under this.
-    static let walkTimeoutMilliseconds = 150
-
-    /// Runs `body` with every table read through bitmap index scans: a search that does not
-    /// walk reads its matches through the gram index. Left to choose, the planner prices a
-    /// term and a category as independent and walks an order for matches that are not
-    /// there (`search=코&category=fitness&sort=popular`: 2 s through all 1 M posts, for none).
-    private static func throughIndexes<T>(_ connection: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
-        try connection.transaction { connection in
-            try connection.query("""
-                SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true),
-                       set_config('enable_indexonlyscan', 'off', true)
-                """)
-            return try body(connection)
-        }
-    }
-
     /// The page's rows (one more than the limit when another follows): the total, the
     /// post's columns and its sort key. The page's ids are cut first, then joined for their
     /// columns: a projection runs for every row OFFSET skips too (joins, is_liked; item
@@ -350,43 +276,9 @@ public final class PostgresFeedRepository: FeedRepository {
         }
     }
 
-    /// `WITH matched AS MATERIALIZED (…)`: a search's matches with their sort keys, read
-    /// once through the index for the page, its sections and its count.
-    private static func matchedClause(_ sql: FeedSQL, limit: Int?) -> String {
-        """
-        matched AS MATERIALIZED (
-            SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matching.whereClause)\(limit.map { " LIMIT \($0 + 1)" } ?? ""))
-        """
-    }
-
-    /// A page in a keyset order, by date range or of closed posts (see ``page``).
-    private static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: String, read: SearchRead?, sql: inout FeedSQL) throws -> String {
-        let (order, keyColumn) = try order(query, sql: &sql)
-        var with = ""
-        let source: String
-        switch read {
-        case nil:
-            source = "posts p \(sql.all.whereClause)"
-        case .walk(let rows):
-            source = "(SELECT p.* FROM posts p \(sql.unsearched.whereClause) ORDER BY \(order) LIMIT \(rows)) p \(sql.searchConditions.whereClause)"
-        case .matched(let limit):
-            with = "WITH \(matchedClause(sql, limit: limit)) "
-            source = "matched p \(sql.cursorConditions.whereClause)"
-        }
-        let viewerParameter = sql.bindNumber(viewer?.rawValue)
-        // LIMIT is written into the text (one statement per limit, at most 50) so the
-        // planner knows the page is small; OFFSET only when there is one.
-        return """
-            \(with)SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn)
-            FROM (SELECT p.id FROM \(source) ORDER BY \(order)\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) page
-            JOIN posts p ON p.id = page.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
-            ORDER BY \(order)
-            """
-    }
-
     /// The conditions of `query` on posts `p` (the keyset cursor's are added by `order`).
     /// Built the same way every time, so two builds number their parameters alike.
-    private static func conditions(_ query: FeedQuery, now: Date) -> FeedSQL {
+    static func conditions(_ query: FeedQuery, now: Date) -> FeedSQL {
         var sql = FeedSQL()
         if let category = query.category { sql.where("p.category_id = \(sql.bind(category.rawValue))") }
         if let influencer = query.influencer { sql.where("p.influencer_id = \(sql.bind(influencer.rawValue))") }
@@ -411,85 +303,6 @@ public final class PostgresFeedRepository: FeedRepository {
         }
         if query.sort == .endingSoon { sql.where("p.group_buying_end >= \(sql.bind(now))") }
         return sql
-    }
-
-    /// The default order over filtered posts, as the unfiltered feed orders them: posts
-    /// open at midnight by the day's rank (`feed_ranks`), then the others by end time,
-    /// newest first. Each section is its own ordered scan cut at the page's reach, so a
-    /// search matching 680 k posts reads a few hundred rows, not all of them (sorting every
-    /// match by a computed rank: over 2 s for `search=a`). A status other than closed
-    /// (which is not ordered here) implies the post was open at midnight: only the first
-    /// section, without restating that (the planner, multiplying the two conditions'
-    /// selectivities, misjudged `status=upcoming` 40-fold and hashed 70 k posts). With
-    /// `walk`, each section reads at most that many rows of its order, then filters.
-    private static func sectionedPage(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, read: SearchRead?,
-                                      sql: inout FeedSQL) -> String {
-        let dayText = sql.bind(day.description)
-        let reach = sql.bind(offset + query.limit + 1)
-        // The matches carry the category condition already.
-        let category = read?.readsMatches == true ? "" : query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
-        let dayStart = query.status == nil || read?.readsMatches == true ? sql.bind(day.start) : ""
-        // Each section's rows: from the order walked, from the matches, or from posts.
-        var matched = "", ranks = "", closed = ""
-        switch read {
-        case nil:
-            ranks = "feed_ranks f JOIN posts p ON p.id = f.post_id WHERE f.day = \(dayText)::date\(category)"
-                + (dayStart.isEmpty ? "" : " AND p.group_buying_end >= \(dayStart)") + sql.all.andClause
-            closed = "posts p WHERE p.group_buying_end < \(dayStart)\(sql.all.andClause)"
-        case .walk(let rows):
-            ranks = """
-                (SELECT f.* FROM feed_ranks f WHERE f.day = \(dayText)::date\(category) ORDER BY f.rank, f.post_id LIMIT \(rows)) f
-                JOIN posts p ON p.id = f.post_id WHERE true\(sql.walked.andClause)
-                """
-            closed = """
-                (SELECT p.* FROM posts p WHERE p.group_buying_end < \(dayStart)\(sql.unsearched.andClause)
-                 ORDER BY p.group_buying_end DESC, p.id DESC LIMIT \(rows)) p \(sql.searchConditions.whereClause)
-                """
-        case .matched(let limit):
-            matched = "\(matchedClause(sql, limit: limit)), "
-            // The open matches' ranks, each found by its key: as a join, PostgreSQL hashed
-            // all of the day's 143 k ranks for 2 k open matches (72 ms).
-            ranks = """
-                (SELECT m.id AS post_id, (SELECT f.rank FROM feed_ranks f WHERE f.day = \(dayText)::date AND f.post_id = m.id) AS rank
-                 FROM matched m WHERE m.group_buying_end >= \(dayStart)) f WHERE f.rank IS NOT NULL
-                """
-            closed = "matched p WHERE p.group_buying_end < \(dayStart)"
-        }
-        var closedSection = ""
-        if query.status == nil {
-            // The closed section supplies only what the open one lacks: a page inside the
-            // open section reads none of it (item 500 of a search: 33 ms saved).
-            closedSection = """
-                UNION ALL
-                (SELECT r.id, 1, row_number() OVER (ORDER BY r.group_buying_end DESC, r.id DESC)
-                 FROM (SELECT p.id, p.group_buying_end FROM \(closed)
-                       ORDER BY p.group_buying_end DESC, p.id DESC LIMIT (SELECT \(reach) - count(*) FROM open)) r)
-                """
-        }
-        let viewerParameter = sql.bindNumber(viewer?.rawValue)
-        // The page's ids are cut first, then joined for their columns (see `page`).
-        return """
-            WITH \(matched)open AS MATERIALIZED (
-                SELECT f.post_id, f.rank FROM \(ranks)
-                ORDER BY f.rank, f.post_id LIMIT \(reach))
-            SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), 0::float8
-            FROM (SELECT r.post_id, r.section, r.ordinal
-                  FROM ((SELECT post_id, 0 AS section, row_number() OVER (ORDER BY rank, post_id) AS ordinal FROM open)
-                        \(closedSection)) r
-                  ORDER BY r.section, r.ordinal\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) r
-            JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
-            ORDER BY r.section, r.ordinal
-            """
-    }
-
-    /// The planner's row estimate for `sql` (a `SELECT` without joins).
-    private static func estimate(_ sql: String, _ parameters: [any PostgresEncodable], _ connection: PostgresConnection) throws -> Int {
-        // The first line: "Seq Scan on posts p  (cost=0.00..76386.50 rows=671411 width=0)".
-        let line: String = try connection.queryPlannedForValues("EXPLAIN \(sql)", parameters).first!.decode(0)
-        guard let range = line.range(of: " rows="), let value = Int(line[range.upperBound...].prefix { $0.isNumber }) else {
-            throw PostgresError(message: "no row estimate in \(line)")
-        }
-        return value
     }
 
     /// The total from counters, as SQL, when only a category and a date range narrow the feed
@@ -528,48 +341,5 @@ public final class PostgresFeedRepository: FeedRepository {
         case .default:
             return nil
         }
-    }
-
-    /// The ORDER BY for `query` and the sort-key column (as seconds or a count, for cursors);
-    /// adds the cursor condition.
-    private static func order(_ query: FeedQuery, sql: inout FeedSQL) throws -> (String, String) {
-        switch query.sort {
-        case .default where query.dateRange != nil:
-            return ("p.group_buying_start DESC, p.id DESC", "0::float8")
-        case .default:
-            // status=closed (the other default orders are sectionedPage): most recently
-            // closed first, straight from the posts_end index. The sectioned order would
-            // compute each post's section first (858 k closed posts on the bench dataset).
-            return ("p.group_buying_end DESC, p.id DESC", "0::float8")
-        case .latest:
-            if let cursor = query.cursor {
-                sql.after("(p.posted_at, p.id) < (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
-            }
-            return ("p.posted_at DESC, p.id DESC", "extract(epoch FROM p.posted_at)::float8")
-        case .popular:
-            if let cursor = query.cursor {
-                sql.after("(p.likes_count, p.id) < (\(sql.bind(Int(cursor.key))), \(sql.bind(cursor.id)))")
-            }
-            return ("p.likes_count DESC, p.id DESC", "p.likes_count::float8")
-        case .endingSoon:
-            if let cursor = query.cursor {
-                sql.after("(p.group_buying_end, p.id) > (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
-            }
-            return ("p.group_buying_end ASC, p.id ASC", "extract(epoch FROM p.group_buying_end)::float8")
-        }
-    }
-}
-
-/// How a search's page reads its posts (see `PostgresFeedRepository.filtered`).
-private enum SearchRead: Equatable {
-    /// Along the requested order, at most `rows` rows of it, filtered by the search.
-    case walk(rows: Int)
-    /// The matches, once through the index, then sorted; at most `limit + 1` of them when
-    /// a limit is given (the page is then complete only if fewer match).
-    case matched(limit: Int?)
-
-    var readsMatches: Bool {
-        if case .matched = self { return true }
-        return false
     }
 }

@@ -1,0 +1,129 @@
+import Domain
+import Foundation
+
+/// The SQL of a filtered page: in a keyset order, by date range or of closed posts
+/// (`orderedPage`), or in the default order's two sections (`sectionedPage`).
+extension PostgresFeedRepository {
+    /// A page in a keyset order, by date range or of closed posts (see ``page``).
+    static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: String, read: SearchRead?, sql: inout FeedSQL) throws -> String {
+        let (order, keyColumn) = try order(query, sql: &sql)
+        var with = ""
+        let source: String
+        switch read {
+        case nil:
+            source = "posts p \(sql.all.whereClause)"
+        case .walk(let rows):
+            source = "(SELECT p.* FROM posts p \(sql.unsearched.whereClause) ORDER BY \(order) LIMIT \(rows)) p \(sql.searchConditions.whereClause)"
+        case .matched(let limit):
+            with = "WITH \(matchedClause(sql, limit: limit)) "
+            source = "matched p \(sql.cursorConditions.whereClause)"
+        }
+        let viewerParameter = sql.bindNumber(viewer?.rawValue)
+        // LIMIT is written into the text (one statement per limit, at most 50) so the
+        // planner knows the page is small; OFFSET only when there is one.
+        return """
+            \(with)SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn)
+            FROM (SELECT p.id FROM \(source) ORDER BY \(order)\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) page
+            JOIN posts p ON p.id = page.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
+            ORDER BY \(order)
+            """
+    }
+
+    /// The default order over filtered posts, as the unfiltered feed orders them: posts
+    /// open at midnight by the day's rank (`feed_ranks`), then the others by end time,
+    /// newest first. Each section is its own ordered scan cut at the page's reach, so a
+    /// search matching 680 k posts reads a few hundred rows, not all of them (sorting every
+    /// match by a computed rank: over 2 s for `search=a`). A status other than closed
+    /// (which is not ordered here) implies the post was open at midnight: only the first
+    /// section, without restating that (the planner, multiplying the two conditions'
+    /// selectivities, misjudged `status=upcoming` 40-fold and hashed 70 k posts). With
+    /// `walk`, each section reads at most that many rows of its order, then filters.
+    static func sectionedPage(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, read: SearchRead?,
+                                      sql: inout FeedSQL) -> String {
+        let dayText = sql.bind(day.description)
+        let reach = sql.bind(offset + query.limit + 1)
+        // The matches carry the category condition already.
+        let category = read?.readsMatches == true ? "" : query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
+        let dayStart = query.status == nil || read?.readsMatches == true ? sql.bind(day.start) : ""
+        // Each section's rows: from the order walked, from the matches, or from posts.
+        var matched = "", ranks = "", closed = ""
+        switch read {
+        case nil:
+            ranks = "feed_ranks f JOIN posts p ON p.id = f.post_id WHERE f.day = \(dayText)::date\(category)"
+                + (dayStart.isEmpty ? "" : " AND p.group_buying_end >= \(dayStart)") + sql.all.andClause
+            closed = "posts p WHERE p.group_buying_end < \(dayStart)\(sql.all.andClause)"
+        case .walk(let rows):
+            ranks = """
+                (SELECT f.* FROM feed_ranks f WHERE f.day = \(dayText)::date\(category) ORDER BY f.rank, f.post_id LIMIT \(rows)) f
+                JOIN posts p ON p.id = f.post_id WHERE true\(sql.walked.andClause)
+                """
+            closed = """
+                (SELECT p.* FROM posts p WHERE p.group_buying_end < \(dayStart)\(sql.unsearched.andClause)
+                 ORDER BY p.group_buying_end DESC, p.id DESC LIMIT \(rows)) p \(sql.searchConditions.whereClause)
+                """
+        case .matched(let limit):
+            matched = "\(matchedClause(sql, limit: limit)), "
+            // The open matches' ranks, each found by its key: as a join, PostgreSQL hashed
+            // all of the day's 143 k ranks for 2 k open matches (72 ms).
+            ranks = """
+                (SELECT m.id AS post_id, (SELECT f.rank FROM feed_ranks f WHERE f.day = \(dayText)::date AND f.post_id = m.id) AS rank
+                 FROM matched m WHERE m.group_buying_end >= \(dayStart)) f WHERE f.rank IS NOT NULL
+                """
+            closed = "matched p WHERE p.group_buying_end < \(dayStart)"
+        }
+        var closedSection = ""
+        if query.status == nil {
+            // The closed section supplies only what the open one lacks: a page inside the
+            // open section reads none of it (item 500 of a search: 33 ms saved).
+            closedSection = """
+                UNION ALL
+                (SELECT r.id, 1, row_number() OVER (ORDER BY r.group_buying_end DESC, r.id DESC)
+                 FROM (SELECT p.id, p.group_buying_end FROM \(closed)
+                       ORDER BY p.group_buying_end DESC, p.id DESC LIMIT (SELECT \(reach) - count(*) FROM open)) r)
+                """
+        }
+        let viewerParameter = sql.bindNumber(viewer?.rawValue)
+        // The page's ids are cut first, then joined for their columns (see `page`).
+        return """
+            WITH \(matched)open AS MATERIALIZED (
+                SELECT f.post_id, f.rank FROM \(ranks)
+                ORDER BY f.rank, f.post_id LIMIT \(reach))
+            SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), 0::float8
+            FROM (SELECT r.post_id, r.section, r.ordinal
+                  FROM ((SELECT post_id, 0 AS section, row_number() OVER (ORDER BY rank, post_id) AS ordinal FROM open)
+                        \(closedSection)) r
+                  ORDER BY r.section, r.ordinal\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) r
+            JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
+            ORDER BY r.section, r.ordinal
+            """
+    }
+
+    /// The ORDER BY for `query` and the sort-key column (as seconds or a count, for cursors);
+    /// adds the cursor condition.
+    static func order(_ query: FeedQuery, sql: inout FeedSQL) throws -> (String, String) {
+        switch query.sort {
+        case .default where query.dateRange != nil:
+            return ("p.group_buying_start DESC, p.id DESC", "0::float8")
+        case .default:
+            // status=closed (the other default orders are sectionedPage): most recently
+            // closed first, straight from the posts_end index. The sectioned order would
+            // compute each post's section first (858 k closed posts on the bench dataset).
+            return ("p.group_buying_end DESC, p.id DESC", "0::float8")
+        case .latest:
+            if let cursor = query.cursor {
+                sql.after("(p.posted_at, p.id) < (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
+            }
+            return ("p.posted_at DESC, p.id DESC", "extract(epoch FROM p.posted_at)::float8")
+        case .popular:
+            if let cursor = query.cursor {
+                sql.after("(p.likes_count, p.id) < (\(sql.bind(Int(cursor.key))), \(sql.bind(cursor.id)))")
+            }
+            return ("p.likes_count DESC, p.id DESC", "p.likes_count::float8")
+        case .endingSoon:
+            if let cursor = query.cursor {
+                sql.after("(p.group_buying_end, p.id) > (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
+            }
+            return ("p.group_buying_end ASC, p.id ASC", "extract(epoch FROM p.group_buying_end)::float8")
+        }
+    }
+}
