@@ -11,7 +11,7 @@ import Synchronization
 public final class PostgresFeedRepository: FeedRepository {
     private let pool: PostgresPool
     private let preparedDays = Mutex<Set<KoreaDay>>([])
-    private let searchStatistics = SearchStatistics()
+    let searchStatistics = SearchStatistics()
 
     /// Creates the repository over a pool.
     public init(pool: PostgresPool) {
@@ -138,54 +138,16 @@ public final class PostgresFeedRepository: FeedRepository {
     private func filtered(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
         let offset = query.cursor == nil ? (query.page - 1) * query.limit : 0
         let bound = FeedPage.exactTotalLimit
-        var otherCandidates: Double?
         var sql = Self.conditions(query, now: now)
         let matches = sql
-        var searchEstimate = (fraction: 0.0, posts: 0.0)
-        var total: String
-        var searchCount: Int?
-        var read: SearchRead?
-        var pendingWalk: Int?
-        var counted = true
+        let total: String
+        var plan: SearchPlan?
+        // Counted up to the bound (past it, an estimate): a walked search or a filter no
+        // counter keeps. Exact: a search's matches read through the index, or counters.
+        var bounded = false
         if let search = query.search {
-            // How a search reads. Walk the requested order when that is estimated cheaper
-            // than reading every match (the term's frequency — its rarest gram's, from the
-            // statistics — times the planner's estimate for the other filters), and only
-            // after counting, up to the bound, that over `bound` posts match: the estimates
-            // are wrong for terms whose grams are common apart and rare together
-            // (`siwoo121`: each bigram in ~10 % of posts, the term in 57) and for filters
-            // that exclude the term (`search=코&category=fitness`: none). Otherwise read the
-            // matches once through the index, which counts them exactly as well.
-            let term = try searchStatistics.estimate(search, connection)
-            searchEstimate = (term.fraction, term.posts)
-            otherCandidates = try Self.candidates(query, now: now, posts: term.posts, connection)
-            let density = term.fraction * otherCandidates! / max(term.posts, 1)
-            read = .matched(limit: nil)
-            if let walk = Self.walkBound(reach: offset + query.limit + 1, (density, term.posts), matches: term.fraction * term.posts) {
-                if term.isOneGram {
-                    // The count walks (any rows, in storage order) for a one-gram term, whose
-                    // frequency is known, when that is estimated cheaper with the other
-                    // filters' selectivity (`search=52&status=ongoing` walked 61 k posts,
-                    // 120 ms; `search=_&status=closed` through the index: a 1 M-entry
-                    // bitmap, 139 ms).
-                    let countWalk = Self.walkBound(reach: bound + 1, (density, term.posts), matches: term.fraction * term.posts)
-                    let count = try Self.searchCount(matches, walk: countWalk, bound: bound, connection)
-                    if count > bound {
-                        searchCount = count
-                        read = .walk(rows: walk)
-                    }
-                } else {
-                    // A longer term's frequency is an upper bound: read at most `bound + 1`
-                    // matches through the index, which is the whole answer when there are
-                    // no more (`search=크림 12`: 355 of the 30 k posts holding 크림; counting
-                    // first and reading again cost two index passes, 3× the database time),
-                    // and walk otherwise.
-                    read = .matched(limit: bound)
-                    pendingWalk = walk
-                }
-            }
+            plan = try planSearch(search, query, reach: offset + query.limit + 1, matches: matches, now: now, connection)
             total = "(SELECT count(*)::int FROM matched)"
-            counted = false
         } else {
             // The total rides along as an uncorrelated subquery (evaluated once): from
             // counters when only a category narrows the feed, by counting the matches up to
@@ -193,33 +155,36 @@ public final class PostgresFeedRepository: FeedRepository {
             // the foreign keys are NOT NULL (joined, closed posts took 345 ms to count on
             // 1 M posts; alone, 86 ms).
             let counters = Self.counterTotal(query, day: day, now: now, sql: &sql)
-            counted = counters == nil
+            bounded = counters == nil
             total = counters ?? "(SELECT count(*)::int FROM (SELECT FROM posts p \(matches.matching.whereClause) LIMIT \(bound + 1)) x)"
         }
-        var rows = try page(query, day: day, viewer: viewer, offset: offset, total: read?.readsMatches == false ? "NULL::int" : total,
-                            sql: sql, read: read, connection)
-        if let walk = pendingWalk, try rows.first?.decode(0, as: Int.self) ?? 0 > bound {
-            // More than `bound` match: walk after all.
-            searchCount = try rows.first!.decode(0, as: Int.self)
-            read = .walk(rows: walk)
-            rows = try page(query, day: day, viewer: viewer, offset: offset, total: "NULL::int", sql: sql, read: read, connection)
+        func read(_ read: SearchRead?) throws -> [PostgresRow] {
+            try page(query, day: day, viewer: viewer, offset: offset, total: read?.readsMatches == false ? "NULL::int" : total,
+                     sql: sql, read: read, connection)
         }
-        if case .walk = read, rows.count <= query.limit {
+        var rows = try read(plan?.read)
+        if let walk = plan?.walkIfMany, let found = try rows.first?.decode(0, as: Int.self), found > bound {
+            // More than `bound` match: walk after all.
+            plan?.count = found
+            plan?.read = .walk(rows: walk)
+            rows = try read(plan?.read)
+        }
+        if case .walk = plan?.read, rows.count <= query.limit {
             // The walk read its budget without filling the page: through the index after all.
-            read = .matched(limit: nil)
-            searchCount = nil
-            rows = try page(query, day: day, viewer: viewer, offset: offset, total: total, sql: sql, read: read, connection)
+            plan?.count = nil
+            plan?.read = .matched(limit: nil)
+            rows = try read(plan?.read)
         }
         let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: 1) }
         var count: Int
-        if let searchCount {
-            count = searchCount
-            counted = true
+        if let counted = plan?.count {
+            count = counted
+            bounded = true
         } else if let first = rows.first {
             count = try first.decode(0)
-        } else if query.search != nil {
+        } else if plan != nil {
             // An empty page (past the end) carries no row to read the total from.
-            count = try Self.searchCount(matches, walk: nil, bound: .max - 1, connection)
+            count = try Self.searchCount(matches, walk: nil, bound: nil, connection)
         } else {
             var counters = FeedSQL()
             if let counted = Self.counterTotal(query, day: day, now: now, sql: &counters) {
@@ -229,13 +194,13 @@ public final class PostgresFeedRepository: FeedRepository {
             }
         }
         var exact = true
-        if counted && count > bound {
+        if bounded && count > bound {
             // Past the bound, an estimate: the planner's for the conditions other than a
             // search (all posts when there are none), times the term's frequency (its
             // rarest gram's: the planner multiplies a term's gram frequencies as if
             // independent, far too low for the bigrams of one word).
-            let rest = try otherCandidates ?? Self.candidates(query, now: now, posts: searchEstimate.posts, connection)
-            count = max(bound + 1, Int((query.search == nil ? rest : rest * searchEstimate.fraction).rounded()))
+            let rest = try plan?.candidates ?? Self.candidates(query, now: now, posts: 0, connection)
+            count = max(bound + 1, Int((rest * (plan?.fraction ?? 1)).rounded()))
             exact = false
         }
         var next: FeedCursor?
@@ -243,37 +208,6 @@ public final class PostgresFeedRepository: FeedRepository {
             next = FeedCursor(sort: query.sort, key: try last.decode(19), id: try last.decode(1))
         }
         return FeedPage(items: items, total: count, totalIsExact: exact, hasMore: rows.count > query.limit, nextCursor: next)
-    }
-
-    /// The page's rows (one more than the limit when another follows): the total, the
-    /// post's columns and its sort key. The page's ids are cut first, then joined for their
-    /// columns: a projection runs for every row OFFSET skips too (joins, is_liked; item
-    /// 1,000 of a search: 270 ms, half of it for rows dropped).
-    private func page(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, sql: FeedSQL, read: SearchRead?,
-                      _ connection: PostgresConnection) throws -> [PostgresRow] {
-        var sql = sql
-        let text: String
-        if query.sort == .default && query.dateRange == nil && query.status != .closed {
-            text = Self.sectionedPage(query, day: day, viewer: viewer, offset: offset, total: total, read: read, sql: &sql)
-        } else {
-            text = try Self.orderedPage(query, viewer: viewer, offset: offset, total: total, read: read, sql: &sql)
-        }
-        let parameters = sql.parameters
-        switch read {
-        case nil:
-            return Array(try connection.query(text, parameters))
-        case .walk:
-            // A search's best plan depends on the term: planned per request. An empty
-            // answer (the walk gave up) sends the page through the index.
-            return try Self.walking(connection) { Array(try $0.queryPlannedForValues(text, parameters)) } ?? []
-        case .matched:
-            // Never a scan of every post for the matches: the planner may misjudge a term
-            // as most of them.
-            return try connection.transaction { connection in
-                try connection.query("SELECT set_config('enable_seqscan', 'off', true)")
-                return Array(try connection.queryPlannedForValues(text, parameters))
-            }
-        }
     }
 
     /// The conditions of `query` on posts `p` (the keyset cursor's are added by `order`).
