@@ -194,6 +194,10 @@ import TestSupport
         #expect(try await total("sort=latest&category=camping&page=5") == 2)
         #expect(try await total("sort=ending_soon&category=food&page=5") == 2)
         #expect(try await total("sort=ending_soon&category=food") == 2)
+        // Filters counters do not answer, with a category.
+        #expect(try await found("category=camping&status=upcoming") == [ids[2]])
+        #expect(try await total("category=camping&status=upcoming&sort=latest") == 1)
+        #expect(try await total("category=camping&date_from=2026-12-03&date_to=2026-12-04&sort=ending_soon") == 1)
 
         for (query, field) in [("page=0", "page"), ("limit=51", "limit"), ("category=toys", "category"), ("status=soon", "status"),
                                ("sort=random", "sort"), ("date_from=2026-12-01", "date_to"), ("date_from=2026-13-01&date_to=2026-12-01", "date_from"),

@@ -147,7 +147,7 @@ import TestSupport
             if everything.count <= FeedPage.exactTotalLimit || !extra.contains("status") {
                 #expect(unsearched.json["total"] as? Int == everything.count, "\(extra)")
             }
-            for term in ["김", "귤"] {
+            for term in ["김", "귤", "김 상품"] {
                 // Offset pages of a search stop at item 1,000; cursors go on.
                 let expected = Array(everything.filter { productNames[$0]!.contains(term) }.prefix(extra.contains("sort=") ? .max : FeedPage.exactTotalLimit))
                 let found = try await Self.pageAll(app, "/v1/posts?search=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)\(extra)", token: token)

@@ -9,17 +9,19 @@ struct FeedSQL {
     private(set) var conditions = SQLConditions()
     /// The search's conditions (see ``search(_:)``).
     private(set) var searchConditions = SQLConditions()
-    /// Where a keyset page starts (see ``after(_:)``).
-    private(set) var cursorConditions = SQLConditions()
+    /// Conditions on where the page's order is read, not on what its total counts: where
+    /// a keyset page starts (``after(_:)``), and bounds the other conditions imply
+    /// (``imply(_:)``).
+    private(set) var pageConditions = SQLConditions()
 
     /// Every condition.
-    var all: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all + cursorConditions.all) }
+    var all: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all + pageConditions.all) }
 
-    /// Every condition but the cursor's: what a total counts.
+    /// Every condition but the page's: what a total counts.
     var matching: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all) }
 
     /// The conditions an order is walked under: all but the search's.
-    var unsearched: SQLConditions { SQLConditions(all: conditions.all + cursorConditions.all) }
+    var unsearched: SQLConditions { SQLConditions(all: conditions.all + pageConditions.all) }
 
     /// Every condition, the search's as one opaque filter on rows already read: joined to
     /// a walked order, the search conditions made PostgreSQL read all of a term's matches
@@ -28,6 +30,14 @@ struct FeedSQL {
     var walked: SQLConditions {
         searchConditions.isEmpty ? all
             : SQLConditions(all: unsearched.all + ["CASE WHEN \(searchConditions.all.joined(separator: " AND ")) THEN true END"])
+    }
+
+    /// The search's conditions on a walked row that carries only its id as `walked_id`
+    /// (and its sort key), looked up by that id: the walk can then be read from an index
+    /// alone. A scalar subquery, evaluated row by row as the walk goes: PostgreSQL would
+    /// turn an `EXISTS` into a join over every match (see ``walked``).
+    var searchedByID: String {
+        "(SELECT true FROM posts p WHERE p.id = walked_id\(searchConditions.andClause))"
     }
 
     mutating func bind(_ value: any PostgresEncodable) -> String {
@@ -47,7 +57,14 @@ struct FeedSQL {
 
     /// A keyset cursor's condition: part of the page, not of what the total counts.
     mutating func after(_ condition: String) {
-        cursorConditions.all.append(condition)
+        pageConditions.all.append(condition)
+    }
+
+    /// A condition every post matching the others meets already, stated so an index scan
+    /// can start and stop by it. Not counted: the planner would take it as a further filter
+    /// and underestimate the matches.
+    mutating func imply(_ condition: String) {
+        pageConditions.all.append(condition)
     }
 
     /// Posts whose product name, influencer username or full name contains `term`,

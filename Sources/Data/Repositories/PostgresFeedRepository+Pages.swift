@@ -37,17 +37,24 @@ extension PostgresFeedRepository {
 
     /// A page in a keyset order, by date range or of closed posts (see ``page``).
     static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: String, read: SearchRead?, sql: inout FeedSQL) throws -> String {
-        let (order, keyColumn) = try order(query, sql: &sql)
+        let (order, keyColumn, walkedColumn) = try order(query, sql: &sql)
         var with = ""
         let source: String
         switch read {
         case nil:
             source = "posts p \(sql.all.whereClause)"
-        case .walk(let rows):
+        case .walk(let rows) where sql.conditions.isEmpty:
             source = "(SELECT p.* FROM posts p \(sql.unsearched.whereClause) ORDER BY \(order) LIMIT \(rows)) p \(sql.searchConditions.whereClause)"
+        case .walk(let rows):
+            // Other filters are checked inside the order's index (migration 0014), and only
+            // the posts that pass them are read for the search.
+            source = """
+                (SELECT p.id AS walked_id, p.id, \(walkedColumn) FROM posts p \(sql.unsearched.whereClause)
+                 ORDER BY \(order) LIMIT \(rows)) p WHERE \(sql.searchedByID)
+                """
         case .matched(let limit):
             with = "WITH \(matchedClause(sql, limit: limit)) "
-            source = "matched p \(sql.cursorConditions.whereClause)"
+            source = "matched p \(sql.pageConditions.whereClause)"
         }
         let viewerParameter = sql.bindNumber(viewer?.rawValue)
         // LIMIT is written into the text (one statement per limit, at most 50) so the
@@ -95,10 +102,12 @@ extension PostgresFeedRepository {
         case .matched(let limit):
             matched = "\(matchedClause(sql, limit: limit)), "
             // The open matches' ranks, each found by its key: as a join, PostgreSQL hashed
-            // all of the day's 143 k ranks for 2 k open matches (72 ms).
+            // all of the day's 143 k ranks for 2 k open matches (72 ms). OFFSET 0 keeps the
+            // lookup in its subquery, run once per match: pulled up, it ran for the filter
+            // and again for the column (`search=수&status=ongoing`: 8 k matches, 15 ms more).
             ranks = """
                 (SELECT m.id AS post_id, (SELECT f.rank FROM feed_ranks f WHERE f.day = \(dayText)::date AND f.post_id = m.id) AS rank
-                 FROM matched m WHERE m.group_buying_end >= \(dayStart)) f WHERE f.rank IS NOT NULL
+                 FROM matched m WHERE m.group_buying_end >= \(dayStart) OFFSET 0) f WHERE f.rank IS NOT NULL
                 """
             closed = "matched p WHERE p.group_buying_end < \(dayStart)"
         }
@@ -129,32 +138,32 @@ extension PostgresFeedRepository {
             """
     }
 
-    /// The ORDER BY for `query` and the sort-key column (as seconds or a count, for cursors);
-    /// adds the cursor condition.
-    static func order(_ query: FeedQuery, sql: inout FeedSQL) throws -> (String, String) {
+    /// The ORDER BY for `query`, the sort-key column (as seconds or a count, for cursors)
+    /// and the column the order walks besides `id`; adds the cursor condition.
+    static func order(_ query: FeedQuery, sql: inout FeedSQL) throws -> (order: String, key: String, walked: String) {
         switch query.sort {
         case .default where query.dateRange != nil:
-            return ("p.group_buying_start DESC, p.id DESC", "0::float8")
+            return ("p.group_buying_start DESC, p.id DESC", "0::float8", "p.group_buying_start")
         case .default:
             // status=closed (the other default orders are sectionedPage): most recently
             // closed first, straight from the posts_end index. The sectioned order would
             // compute each post's section first (858 k closed posts on the bench dataset).
-            return ("p.group_buying_end DESC, p.id DESC", "0::float8")
+            return ("p.group_buying_end DESC, p.id DESC", "0::float8", "p.group_buying_end")
         case .latest:
             if let cursor = query.cursor {
                 sql.after("(p.posted_at, p.id) < (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
             }
-            return ("p.posted_at DESC, p.id DESC", "extract(epoch FROM p.posted_at)::float8")
+            return ("p.posted_at DESC, p.id DESC", "extract(epoch FROM p.posted_at)::float8", "p.posted_at")
         case .popular:
             if let cursor = query.cursor {
                 sql.after("(p.likes_count, p.id) < (\(sql.bind(Int(cursor.key))), \(sql.bind(cursor.id)))")
             }
-            return ("p.likes_count DESC, p.id DESC", "p.likes_count::float8")
+            return ("p.likes_count DESC, p.id DESC", "p.likes_count::float8", "p.likes_count")
         case .endingSoon:
             if let cursor = query.cursor {
                 sql.after("(p.group_buying_end, p.id) > (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
             }
-            return ("p.group_buying_end ASC, p.id ASC", "extract(epoch FROM p.group_buying_end)::float8")
+            return ("p.group_buying_end ASC, p.id ASC", "extract(epoch FROM p.group_buying_end)::float8", "p.group_buying_end")
         }
     }
 }

@@ -25,41 +25,39 @@ extension PostgresFeedRepository {
     /// rare together (`siwoo121`: each bigram in ~10 % of posts, the term in 57) and for
     /// filters that exclude the term (`search=코&category=fitness`: none). Otherwise read
     /// the matches once through the index, which counts them exactly as well.
-    func planSearch(_ search: String, _ query: FeedQuery, reach: Int, matches: FeedSQL, now: Date,
+    func planSearch(_ search: String, _ query: FeedQuery, reach: Int, matches: FeedSQL, now: Date, windows: PostWindowBounds?,
                     _ connection: PostgresConnection) throws -> SearchPlan {
         let bound = FeedPage.exactTotalLimit
         let term = try searchStatistics.estimate(search, connection)
-        let candidates = try Self.candidates(query, now: now, posts: term.posts, connection)
+        let candidates = try Self.candidates(query, now: now, windows: windows, posts: term.posts, connection)
         var plan = SearchPlan(read: .matched(limit: nil), fraction: term.fraction, candidates: candidates)
         let estimate = (fraction: term.fraction * candidates / max(term.posts, 1), posts: term.posts)
         let everyMatch = term.fraction * term.posts
         guard let walk = Self.walkBound(reach: reach, estimate, matches: everyMatch) else { return plan }
-        if term.isOneGram {
-            // The count walks (any rows, in storage order) for a one-gram term, whose
-            // frequency is known, when that is estimated cheaper with the other filters'
-            // selectivity (`search=52&status=ongoing` walked 61 k posts, 120 ms;
-            // `search=_&status=closed` through the index: a 1 M-entry bitmap, 139 ms).
-            let count = try Self.searchCount(matches, walk: Self.walkBound(reach: bound + 1, estimate, matches: everyMatch),
-                                             bound: bound, connection)
-            if count > bound {
-                plan.count = count
-                plan.read = .walk(rows: walk)
-            }
-        } else {
-            // A longer term's frequency is an upper bound: read at most `bound + 1` matches
-            // through the index, which is the whole answer when there are no more
-            // (`search=크림 12`: 355 of the 30 k posts holding 크림; counting first and
-            // reading again cost two index passes, 3× the database time), and walk otherwise.
-            plan.read = .matched(limit: bound)
-            plan.walkIfMany = walk
+        // A one-gram term's frequency is known, so its matches are counted first by walking
+        // (any rows, in storage order) when that is estimated cheaper than the index with the
+        // other filters' selectivity (`search=52&status=ongoing` walked 61 k posts, 120 ms;
+        // `search=_&status=closed` through the index: a 1 M-entry bitmap, 139 ms).
+        if term.isOneGram, let countWalk = Self.walkBound(reach: bound + 1, estimate, matches: everyMatch),
+           let count = try Self.walkedCount(matches, walk: countWalk, bound: bound, connection) {
+            plan.count = count
+            plan.read = .walk(rows: walk)
+            return plan
         }
+        // Otherwise read at most `bound + 1` matches through the index, which is the whole
+        // answer when there are no more (`search=크림 12`: 355 of the 30 k posts holding 크림;
+        // counting first and reading again cost two index passes, 3× the database time), and
+        // walk when there are (a longer term's frequency is only an upper bound).
+        plan.read = .matched(limit: bound)
+        plan.walkIfMany = walk
         return plan
     }
 
     /// The planner's estimate of the posts that pass `query`'s conditions other than a
     /// search (`posts` when there are none).
-    static func candidates(_ query: FeedQuery, now: Date, posts: Double, _ connection: PostgresConnection) throws -> Double {
-        let rest = conditions(query.withoutSearch, now: now)
+    static func candidates(_ query: FeedQuery, now: Date, windows: PostWindowBounds?, posts: Double,
+                           _ connection: PostgresConnection) throws -> Double {
+        let rest = conditions(query.withoutSearch, now: now, windows: windows)
         if rest.all.isEmpty && query.search != nil { return posts }
         return Double(try estimate("SELECT FROM posts p \(rest.all.whereClause)", rest.parameters, connection))
     }
@@ -76,22 +74,23 @@ extension PostgresFeedRepository {
         return Int(min(20_000, 4 * expected))
     }
 
-    /// The matches of a search, counted up to `bound + 1` (all of them without a bound):
-    /// through the index, or along any `walk` rows first (redone through the index when
-    /// they hold fewer).
-    static func searchCount(_ sql: FeedSQL, walk: Int?, bound: Int?, _ connection: PostgresConnection) throws -> Int {
-        if let walk, let bound {
-            let text = """
-                SELECT count(*)::int FROM (SELECT FROM (SELECT p.* FROM posts p \(sql.conditions.whereClause) LIMIT \(walk)) p
-                                           \(sql.searchConditions.whereClause) LIMIT \(bound + 1)) x
-                """
-            let parameters = sql.parameters
-            let rows = try walking(connection) { Array(try $0.queryPlannedForValues(text, parameters)) }
-            if let first = rows?.first {
-                let walked: Int = try first.decode(0)
-                if walked > bound { return walked }
-            }
-        }
+    /// The matches of a search counted along `walk` rows (in storage order), when more
+    /// than `bound` are found there; otherwise `nil`.
+    static func walkedCount(_ sql: FeedSQL, walk: Int, bound: Int, _ connection: PostgresConnection) throws -> Int? {
+        // With other filters, they are checked inside an index first (see `orderedPage`).
+        let walked = sql.conditions.isEmpty
+            ? "(SELECT p.* FROM posts p LIMIT \(walk)) p \(sql.searchConditions.whereClause)"
+            : "(SELECT p.id AS walked_id FROM posts p \(sql.conditions.whereClause) LIMIT \(walk)) p WHERE \(sql.searchedByID)"
+        let text = "SELECT count(*)::int FROM (SELECT FROM \(walked) LIMIT \(bound + 1)) x"
+        let parameters = sql.parameters
+        guard let row = try walking(connection, { Array(try $0.queryPlannedForValues(text, parameters)) })?.first else { return nil }
+        let count: Int = try row.decode(0)
+        return count > bound ? count : nil
+    }
+
+    /// The matches of a search counted through the index, up to `bound + 1` (all of them
+    /// without a bound).
+    static func searchCount(_ sql: FeedSQL, bound: Int?, _ connection: PostgresConnection) throws -> Int {
         let limit = bound.map { " LIMIT \($0 + 1)" } ?? ""
         return try throughIndexes(connection) {
             try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.matching.whereClause)\(limit)) x",
