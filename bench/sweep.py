@@ -12,6 +12,7 @@ request is sent once after one warm-up of the same URL; the table lists the wors
 the status counts. A request passes when it answers 2xx in under 100 ms, or 400 naming the
 parameter (a page past an offset window).
 """
+import datetime
 import http.client
 import json
 import random
@@ -73,9 +74,11 @@ def requests(url, count, rng):
         if rng.random() < 0.3:
             params["status"] = rng.choice(STATUSES)
         if rng.random() < 0.15:
-            start = rng.randint(0, 60)
-            params["date_from"] = "2026-%02d-%02d" % (10 + start // 30, 1 + start % 28)
-            params["date_to"] = "2026-12-%02d" % rng.randint(1, 28)
+            # Anywhere in the data's seven months: a range long past is deep in the newest-first
+            # order (its posts were posted then), a recent one near its top.
+            first = datetime.date(2026, 5, 15) + datetime.timedelta(days=rng.randint(0, 215))
+            params["date_from"] = first.isoformat()
+            params["date_to"] = (first + datetime.timedelta(days=rng.choice([0, 0, 1, 3, 7, 14, 30, 60]))).isoformat()
         sort = rng.choice(SORTS)
         if sort != "default":
             params["sort"] = sort

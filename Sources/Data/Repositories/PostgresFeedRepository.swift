@@ -138,10 +138,13 @@ public final class PostgresFeedRepository: FeedRepository {
     private func filtered(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
         let offset = query.cursor == nil ? (query.page - 1) * query.limit : 0
         let bound = FeedPage.exactTotalLimit
-        // What filters on the window imply (migration 0015). Read in a statement of its own:
-        // a post committed between it and the page's may be missing from the page, as if
-        // it had been committed a moment later.
-        let windows = query.dateRange != nil || query.status != nil ? try PostWindowBounds.read(connection) : nil
+        // What filters on the window imply (migration 0015), where it narrows what is read:
+        // newest first, a search, or a status and a date range that may exclude each other
+        // (other orders start at the window already: the read would cost a round trip for
+        // nothing). Read in a statement of its own: a post committed between it and the
+        // page's may be missing from the page, as if it had been committed a moment later.
+        let narrows = query.sort == .latest || query.search != nil || (query.status != nil && query.dateRange != nil)
+        let windows = narrows && (query.dateRange != nil || query.status != nil) ? try PostWindowBounds.read(connection) : nil
         if windows?.excludesEverything(query, now: now) == true {
             return FeedPage(items: [], total: 0, hasMore: false, nextCursor: nil)
         }
@@ -174,10 +177,12 @@ public final class PostgresFeedRepository: FeedRepository {
                      sql: sql, read: read, connection)
         }
         var rows = try read(plan?.read)
+        var counted: Int?
         if let walk = plan?.walkIfMany {
             // The matches were read up to the bound. A page after a cursor can be empty
             // though more match beyond the ones read: then they are counted up to the bound.
             let found = try rows.first?.decode(0, as: Int.self) ?? Self.searchCount(matches, bound: bound, connection)
+            if rows.isEmpty && found <= bound { counted = found }
             if found > bound {
                 // More than `bound` match: walk after all.
                 plan?.count = found
@@ -200,7 +205,7 @@ public final class PostgresFeedRepository: FeedRepository {
             count = try first.decode(0)
         } else if plan != nil {
             // An empty page (past the end) carries no row to read the total from.
-            count = try Self.searchCount(matches, bound: nil, connection)
+            count = try counted ?? Self.searchCount(matches, bound: nil, connection)
         } else {
             var counters = FeedSQL()
             if let counted = Self.counterTotal(query, day: day, now: now, sql: &counters) {
@@ -224,77 +229,5 @@ public final class PostgresFeedRepository: FeedRepository {
             next = FeedCursor(sort: query.sort, key: try last.decode(19), id: try last.decode(1))
         }
         return FeedPage(items: items, total: count, totalIsExact: exact, hasMore: rows.count > query.limit, nextCursor: next)
-    }
-
-    /// The conditions of `query` on posts `p` (the keyset cursor's are added by `order`).
-    /// Built the same way every time, so two builds number their parameters alike.
-    static func conditions(_ query: FeedQuery, now: Date, windows: PostWindowBounds?) -> FeedSQL {
-        var sql = FeedSQL()
-        if let category = query.category { sql.where("p.category_id = \(sql.bind(category.rawValue))") }
-        if let influencer = query.influencer { sql.where("p.influencer_id = \(sql.bind(influencer.rawValue))") }
-        if let search = query.search { sql.search(search) }
-        if let range = query.dateRange {
-            // The window [start, end] overlaps [first day's start, last day's end).
-            sql.where("p.group_buying_start < \(sql.bind(range.upperBound.end)) AND p.group_buying_end >= \(sql.bind(range.lowerBound.start))")
-            if let windows { sql.where(windows.dateRangeConditions(range, &sql)) }
-        }
-        if let status = query.status {
-            // Bind only what each condition uses: an unused parameter has no type.
-            switch status {
-            case .upcoming:
-                sql.where("p.group_buying_start > \(sql.bind(now))")
-            case .ongoing:
-                sql.where("p.group_buying_start <= \(sql.bind(now)) AND p.group_buying_end >= \(sql.bind(now.addingTimeInterval(86_400)))")
-            case .closingSoon:
-                let instant = sql.bind(now)
-                sql.where("p.group_buying_start <= \(instant) AND p.group_buying_end >= \(instant) AND p.group_buying_end < \(sql.bind(now.addingTimeInterval(86_400)))")
-            case .closed:
-                sql.where("p.group_buying_end < \(sql.bind(now))")
-            }
-        }
-        if query.sort == .endingSoon { sql.where("p.group_buying_end >= \(sql.bind(now))") }
-        return sql
-    }
-
-    /// The total from counters, as SQL, when only a category and a date range narrow the feed
-    /// (keyset sorts over everything or over open posts, date ranges); `nil` when the
-    /// filters need counting.
-    private static func counterTotal(_ query: FeedQuery, day: KoreaDay, now: Date, sql: inout FeedSQL) -> String? {
-        guard query.search == nil, query.influencer == nil else { return nil }
-        // Which totals counters give is decided before anything is bound: an unused
-        // parameter has no type.
-        let closed = query.status == .closed && query.dateRange == nil && query.sort != .endingSoon
-        guard closed || query.status == nil, query.dateRange == nil || query.sort != .endingSoon,
-              closed || query.dateRange != nil || query.sort != .default else { return nil }
-        let category = query.category.map { " AND category_id = \(sql.bind($0.rawValue))" } ?? ""
-        let all = "(SELECT COALESCE(sum(post_count), 0)::int FROM category_post_counts WHERE true\(category))"
-        func openNow(_ sql: inout FeedSQL) -> String {
-            // Open now = open at midnight (counter) − closed since midnight (a small range).
-            """
-            ((SELECT COALESCE(sum(open_count), 0) FROM feed_open_counts WHERE day = \(sql.bind(day.description))::date\(category))::int
-             - (SELECT count(*) FROM posts WHERE group_buying_end >= \(sql.bind(day.start)) AND group_buying_end < \(sql.bind(now))\(category))::int)
-            """
-        }
-        if closed {
-            // Closed = every post − those open now (counting the 141 k open posts in the
-            // posts_end index instead: 30 ms on 1 M posts).
-            return "(\(all) - \(openNow(&sql)))"
-        }
-        if let range = query.dateRange {
-            // Posts starting by the last day − posts ending before the first (migration 0009).
-            return """
-                (SELECT (COALESCE(sum(starts) FILTER (WHERE day <= \(sql.bind(range.upperBound.description))::date), 0)
-                         - COALESCE(sum(ends) FILTER (WHERE day < \(sql.bind(range.lowerBound.description))::date), 0))::int
-                 FROM post_day_counts WHERE true\(category))
-                """
-        }
-        switch query.sort {
-        case .latest, .popular:
-            return all
-        case .endingSoon:
-            return openNow(&sql)
-        case .default:
-            return nil  // not reached: the guard above
-        }
     }
 }
