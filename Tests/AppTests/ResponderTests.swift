@@ -36,6 +36,14 @@ import TestSupport
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"method_not_allowed","message":"DELETE is not allowed on /v1/categories."}"#)
     }
 
+    @Test func aLiteralPathIsItsOwnResourceUnderEveryMethod() async throws {
+        // PATCH /v1/posts/top10 was routed to PATCH /v1/posts/{id} and refused as a bad id.
+        let response = await responder().respond(to: HTTPRequest(method: "PATCH", path: "/v1/posts/top10"))
+
+        #expect(response.status == 405)
+        #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS")
+    }
+
     @Test func unexpectedErrorsBecomeAPlain500AndOnlyTheLogHasTheDetail() async throws {
         struct SecretFailure: Error, CustomStringConvertible { var description: String { "password=hunter2 at Repository.swift:12" } }
         let logs = LogCapture()

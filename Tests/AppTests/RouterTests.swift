@@ -67,6 +67,36 @@ import Testing
         #expect(route.method == "GET")
     }
 
+    @Test func literalSegmentsWinOverCapturesWhateverTheOrder() {
+        let router = Router(routes: [
+            Route("GET", "/v1/posts/{id}") { _ in .empty() },
+            Route("PATCH", "/v1/posts/{id}") { _ in .empty() },
+            Route("PUT", "/v1/posts/{id}/like") { _ in .empty() },
+            Route("GET", "/v1/posts/top10") { _ in .empty() },
+        ])
+        guard case .found(let top, let none) = router.match(method: "GET", path: "/v1/posts/top10") else {
+            Issue.record("top10 should match its literal route")
+            return
+        }
+        #expect(top.pattern.description == "/v1/posts/top10" && none.isEmpty)
+        guard case .methodNotAllowed(let allowed) = router.match(method: "PATCH", path: "/v1/posts/top10") else {
+            Issue.record("PATCH on the literal path is 405, not a post id")
+            return
+        }
+        #expect(allowed == ["GET", "HEAD", "OPTIONS"])
+        guard case .found(_, let parameters) = router.match(method: "PATCH", path: "/v1/posts/7") else {
+            Issue.record("a capture still matches other segments")
+            return
+        }
+        #expect(parameters == ["id": "7"])
+        // A literal branch that leads nowhere falls back to the capture.
+        guard case .found(let like, let liked) = router.match(method: "PUT", path: "/v1/posts/top10/like") else {
+            Issue.record("expected the capture route")
+            return
+        }
+        #expect(like.pattern.description == "/v1/posts/{id}/like" && liked == ["id": "top10"])
+    }
+
     @Test func mountingPrefixesThePattern() {
         let mounted = Route("GET", "/categories") { _ in .empty() }.mounted(at: "/v1")
         #expect(mounted.pattern.description == "/v1/categories")

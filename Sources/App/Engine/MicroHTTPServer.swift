@@ -158,10 +158,14 @@ public final class MicroHTTPServer: Sendable {
             if exchange.receivedBytes > configuration.maxBodyBytes {
                 return queue(Self.bodyTooLarge(configuration.maxBodyBytes), for: exchange)
             }
-            let request = makeRequest(connection: connection, exchange: exchange)
-            if let response = responder.respondImmediately(to: request) { return queue(response, for: exchange) }
-            dispatch(exchange, request: request)
-            return .YES
+            // Routed once, here: what needs no I/O is answered from this thread.
+            switch responder.route(makeRequest(connection: connection, exchange: exchange)) {
+            case .answered(let response):
+                return queue(response, for: exchange)
+            case .handler(let work):
+                dispatch(exchange, work)
+                return .YES
+            }
         case .dispatched:
             guard let response = exchange.takeResponse() else { return .YES }
             return queue(response, for: exchange)
@@ -242,16 +246,14 @@ public final class MicroHTTPServer: Sendable {
                            body: exchange.body, requestID: exchange.requestID, remoteAddress: remote)
     }
 
-    private func dispatch(_ exchange: Exchange, request: HTTPRequest) {
+    private func dispatch(_ exchange: Exchange, _ work: @escaping @Sendable () async -> HTTPResponse) {
         deadlines.requestReceived(exchange.connection)
         exchange.phase = .dispatched
         exchange.body = Data()
         state.withLock { $0.inFlight[ObjectIdentifier(exchange)] = exchange }
         MHD_suspend_connection(exchange.connection)
-        let responder = responder
         Task(executorPreference: executor) {
-            let response = await responder.respond(to: request)
-            self.finish(exchange, response)
+            self.finish(exchange, await work())
         }
     }
 

@@ -1,15 +1,26 @@
 /// Anything that turns a request into a response: the application (router, errors, CORS)
 /// implements it; the transport and in-process tests call it.
 public protocol HTTPResponder: Sendable {
-    /// Answers `request`. Never throws: every failure is already an error response.
-    func respond(to request: HTTPRequest) async -> HTTPResponse
+    /// Routes `request` without I/O, on the thread that read it: the answer when routing
+    /// alone knows it (a probe, a preflight, a 404), or the matched handler's work. Every
+    /// failure is already an error response.
+    func route(_ request: HTTPRequest) -> Routed
+}
 
-    /// The answer to `request` when it is known without I/O (a probe, a preflight, a 404),
-    /// so the transport can send it from the thread that read the request; `nil` when
-    /// ``respond(to:)`` must run.
-    func respondImmediately(to request: HTTPRequest) -> HTTPResponse?
+/// What routing a request gives (see ``HTTPResponder/route(_:)``).
+public enum Routed: Sendable {
+    /// The response, known without running a handler that may do I/O.
+    case answered(HTTPResponse)
+    /// The matched handler's work, to run off the transport's thread.
+    case handler(@Sendable () async -> HTTPResponse)
 }
 
 extension HTTPResponder {
-    public func respondImmediately(to request: HTTPRequest) -> HTTPResponse? { nil }
+    /// Answers `request`: routes it, then runs the handler when routing did not answer.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch route(request) {
+        case .answered(let response): return response
+        case .handler(let work): return await work()
+        }
+    }
 }

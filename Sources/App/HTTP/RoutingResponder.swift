@@ -12,56 +12,45 @@ public struct RoutingResponder: HTTPResponder {
         self.errors = ErrorResponses(logger: logger)
     }
 
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+    public func route(_ request: HTTPRequest) -> Routed {
         var response: HTTPResponse
-        switch outcome(request) {
-        case .ready(let ready):
-            response = ready
-        case .handler(let handler, let request):
-            do {
-                response = try await handler(request)
-            } catch {
-                response = errors.response(for: error, request: request)
+        if cors.isPreflight(request) {
+            let methods = router.methods(for: request.path)
+            response = methods.isEmpty ? Self.notFound(request) : cors.preflight(request, methods: methods)
+        } else {
+            switch router.match(method: request.method, path: request.path) {
+            case .notFound:
+                response = Self.notFound(request)
+            case .methodNotAllowed(let allowed):
+                response = request.method == "OPTIONS"
+                    ? HTTPResponse.empty(status: 204)
+                    : HTTPResponse.error(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on \(request.path).")
+                response.headers.add("Allow", allowed.joined(separator: ", "))
+            case .found(let route, let parameters):
+                var request = request
+                request.pathParameters = parameters
+                if let immediate = route.immediate {
+                    response = immediate(request)
+                } else {
+                    let (cors, errors, handler) = (cors, errors, route.handler)
+                    return .handler { [request] in
+                        var response: HTTPResponse
+                        do {
+                            response = try await handler(request)
+                        } catch {
+                            response = errors.response(for: error, request: request)
+                        }
+                        cors.decorate(&response, for: request)
+                        return response
+                    }
+                }
             }
         }
         cors.decorate(&response, for: request)
-        return response
+        return .answered(response)
     }
 
-    public func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
-        guard case .ready(var response) = outcome(request) else { return nil }
-        cors.decorate(&response, for: request)
-        return response
-    }
-
-    private enum Outcome {
-        /// Known without running a handler that may do I/O.
-        case ready(HTTPResponse)
-        /// The matched handler and the request with its path parameters.
-        case handler(Route.Handler, HTTPRequest)
-    }
-
-    private func outcome(_ request: HTTPRequest) -> Outcome {
-        if cors.isPreflight(request) {
-            let methods = router.methods(for: request.path)
-            return .ready(methods.isEmpty
-                ? .error(status: 404, code: "not_found", message: "No resource at \(request.path).")
-                : cors.preflight(request, methods: methods))
-        }
-        switch router.match(method: request.method, path: request.path) {
-        case .notFound:
-            return .ready(.error(status: 404, code: "not_found", message: "No resource at \(request.path)."))
-        case .methodNotAllowed(let allowed):
-            var response = request.method == "OPTIONS"
-                ? HTTPResponse.empty(status: 204)
-                : HTTPResponse.error(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on \(request.path).")
-            response.headers.add("Allow", allowed.joined(separator: ", "))
-            return .ready(response)
-        case .found(let route, let parameters):
-            var request = request
-            request.pathParameters = parameters
-            if let immediate = route.immediate { return .ready(immediate(request)) }
-            return .handler(route.handler, request)
-        }
+    private static func notFound(_ request: HTTPRequest) -> HTTPResponse {
+        .error(status: 404, code: "not_found", message: "No resource at \(request.path).")
     }
 }
