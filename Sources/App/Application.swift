@@ -65,15 +65,15 @@ public enum Application {
             refreshTokens: deps.refreshTokens, idTokens: deps.idTokens, settings: auth.sessions, now: deps.now, newID: deps.newID)
         let authController = AuthController(
             authentication: authentication, authenticator: authenticator, revocations: deps.revocations, settings: auth, limits: limits)
-        let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator, revocations: deps.revocations)
+        let posts = Posts(posts: deps.posts, likes: deps.likes, now: deps.now)
+        let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), posts: posts, authenticator: authenticator,
+                              revocations: deps.revocations, now: deps.now)
         let resolver = CategoryResolver(categories: deps.categories)
-        let postsController = PostsController(
-            posts: Posts(posts: deps.posts, likes: deps.likes, now: deps.now), authenticator: authenticator, categories: resolver, now: deps.now)
+        let postsController = PostsController(posts: posts, authenticator: authenticator, categories: resolver, now: deps.now)
         let browse = BrowseFeed(feed: deps.feed, now: deps.now)
         let feed = FeedController(feed: browse, authenticator: authenticator, categories: resolver, now: deps.now)
         let influencers = InfluencersController(
             influencers: Influencers(influencers: deps.influencers, feed: browse), authenticator: authenticator, categories: resolver, now: deps.now)
-        // The top-10 route must precede /posts/{id}.
         let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes
         return health.routes + v1.map { $0.mounted(at: "/v1") }
     }

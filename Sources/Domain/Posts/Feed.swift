@@ -184,12 +184,6 @@ public struct BrowseFeed: Sendable {
 
     /// A page of posts for `viewer`.
     public func page(_ query: FeedQuery, viewer: Principal) async throws -> FeedPage {
-        if let cursor = query.cursor, cursor.sort != query.sort {
-            throw DomainError.invalid(field: "cursor", message: "cursor belongs to sort=\(cursor.sort.rawValue)")
-        }
-        if query.cursor != nil && query.sort == .default {
-            throw DomainError.invalid(field: "cursor", message: "cursor paging needs sort=latest, popular or ending_soon")
-        }
         let now = now()
         let day = KoreaDay(containing: now)
         try await feed.prepare(day: day)

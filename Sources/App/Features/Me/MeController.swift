@@ -1,10 +1,13 @@
 import Domain
+import Foundation
 
-/// `/v1/me`: the caller's own account.
+/// `/v1/me`: the caller's own account and the posts they liked.
 struct MeController: Sendable {
     let profiles: Profiles
+    let posts: Posts
     let authenticator: Authenticator
     let revocations: SessionRevocations
+    let now: @Sendable () -> Date
 
     var routes: [Route] {
         let authenticated = AuthenticatedRoutes(authenticator: authenticator)
@@ -21,6 +24,13 @@ struct MeController: Sendable {
                 try await profiles.delete(principal)
                 revocations.insert([principal.sessionID])
                 return .empty()
+            },
+            authenticated.route("GET", "/me/likes") { request, viewer in
+                let window = try request.pageWindow()
+                let liked = try await posts.liked(by: viewer, page: window.page, limit: window.limit)
+                let now = now()
+                return .json(PostPageResponse(data: liked.items.map { PostResponse(post: $0, now: now) }, total: liked.total,
+                                              page: window.page, limit: window.limit, hasNext: window.hasNext(total: liked.total)))
             },
         ]
     }

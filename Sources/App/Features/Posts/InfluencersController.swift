@@ -23,7 +23,7 @@ struct InfluencersController: Sendable {
             authenticated.route("GET", "/influencers/{id}/posts") { request, viewer in
                 let id = InfluencerID(rawValue: try request.pathID())
                 let query = try await FeedParameters.parse(request, categories: categories)
-                return .json(FeedController.response(try await influencers.posts(id, query: query, viewer: viewer), query: query, now: now()))
+                return .json(PostPageResponse(try await influencers.posts(id, query: query, viewer: viewer), query: query, now: now()))
             },
         ]
     }

@@ -71,6 +71,19 @@ struct PageResponse<Item: JSONWritable>: JSONWritable {
 /// A page of posts.
 typealias PostPageResponse = PageResponse<PostResponse>
 
+extension PageResponse<PostResponse> {
+    /// A page of a post list (the feed, an influencer's posts). Keyset sorts go on with
+    /// `next_cursor` past the offset window; offset pages stop at it.
+    init(_ page: FeedPage, query: FeedQuery, now: Date) {
+        let hasNext = query.cursor != nil || page.nextCursor != nil
+            ? page.nextCursor != nil
+            : page.hasMore && query.page * query.limit < FeedParameters.offsetReach(query)
+        self.init(data: page.items.map { PostResponse(post: $0, now: now) }, total: page.total, page: query.page,
+                  limit: query.limit, hasNext: hasNext, nextCursor: page.nextCursor.map(FeedParameters.encode),
+                  totalIsExact: page.totalIsExact)
+    }
+}
+
 /// `{data}` of the Top 10.
 struct PostListResponse: JSONWritable {
     let data: [PostResponse]

@@ -1,7 +1,7 @@
 import Domain
 import Foundation
 
-/// `/v1/posts/*` (single posts, likes, Top 10) and `/v1/me/likes`.
+/// `/v1/posts/*`: single posts, likes, Top 10.
 struct PostsController: Sendable {
     let posts: Posts
     let authenticator: Authenticator
@@ -54,13 +54,6 @@ struct PostsController: Sendable {
             authenticated.permanent("DELETE", "/posts/{id}/like") { request, user in
                 let id = try request.pathID()
                 return .json(LikeResponse(postID: id, liked: false, likesCount: try await posts.unlike(PostID(rawValue: id), by: user)))
-            },
-            authenticated.route("GET", "/me/likes") { request, viewer in
-                let window = try request.pageWindow()
-                let liked = try await posts.liked(by: viewer, page: window.page, limit: window.limit)
-                let now = now()
-                return .json(PostPageResponse(data: liked.items.map { PostResponse(post: $0, now: now) }, total: liked.total,
-                                                  page: window.page, limit: window.limit, hasNext: window.hasNext(total: liked.total)))
             },
         ]
     }
