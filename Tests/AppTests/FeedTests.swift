@@ -205,6 +205,7 @@ import TestSupport
             let response = try await app.send("GET", "/v1/posts?\(query)", token: token)
             #expect(response.status == 400, "\(query)")
             #expect(response.json["field"] as? String == field, "\(query): \(response.text)")
+            if field == "cursor" { #expect(response.json["error"] as? String == "invalid_parameter", "one code for every cursor error") }
         }
         await app.close()
     }
