@@ -83,7 +83,7 @@ def requests(url, count, rng):
         if sort != "default":
             params["sort"] = sort
         limit = rng.choice([20, 20, 20, 50])
-        reach = 1000 if "search" in params else 10000
+        reach = 1000 if "search" in params or params.get("status", "closed") != "closed" else 10000
         depth = rng.choice([1, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2000])
         params["limit"] = limit
         params["page"] = max(1, min(depth, reach // limit))

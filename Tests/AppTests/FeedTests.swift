@@ -196,6 +196,8 @@ import TestSupport
         #expect(try await total("sort=ending_soon&category=food") == 2)
         // Filters counters do not answer, with a category.
         #expect(try await found("category=camping&status=upcoming") == [ids[2]])
+        #expect(try await found("category=food&status=closing_soon") == [ids[1]])
+        #expect(try await found("category=food&status=ongoing") == [ids[0]])
         #expect(try await total("category=camping&status=upcoming&sort=latest") == 1)
         #expect(try await total("category=camping&date_from=2026-12-03&date_to=2026-12-04&sort=ending_soon") == 1)
 
