@@ -80,19 +80,19 @@ extension PostgresFeedRepository {
                                       sql: inout FeedSQL) -> String {
         let dayText = sql.bind(day.description)
         let reach = sql.bind(offset + query.limit + 1)
-        // The matches carry the category condition already.
-        let category = read?.readsMatches == true ? "" : query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
+        // Posts closing within a day are few: read them (through posts_end), not the order.
+        let closingSoon = read == nil && query.status == .closingSoon && query.influencer == nil
+        // Posts read directly carry the category condition already.
+        let category = read?.readsMatches == true || closingSoon ? ""
+            : query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
         let dayStart = query.status == nil || read?.readsMatches == true ? sql.bind(day.start) : ""
         // Each section's rows: from the order walked, from the matches, or from posts.
         var matched = "", ranks = "", closed = ""
         switch read {
-        case nil where query.status == .closingSoon && query.influencer == nil:
-            // Posts closing within a day: a narrow range of posts_end, each rank found by
-            // its key (walking the day's order for them: 110-170 ms at item 1,000).
-            ranks = """
-                (SELECT p.id AS post_id, (SELECT f.rank FROM feed_ranks f WHERE f.day = \(dayText)::date AND f.post_id = p.id\(category)) AS rank
-                 FROM posts p \(sql.all.whereClause) OFFSET 0) f WHERE f.rank IS NOT NULL
-                """
+        case nil where closingSoon:
+            // A narrow range of posts_end (walking the day's order for them: 110-170 ms at
+            // item 1,000), each post's rank computed (see the matches' below).
+            ranks = "(SELECT p.id AS post_id, feed_rank(p.id, \(dayText)::date) AS rank FROM posts p \(sql.all.whereClause)) f"
         case nil where query.status != nil && query.influencer == nil:
             // Upcoming or ongoing, most of the open posts: the day's order walked, each
             // post's window looked up by id as the walk goes (a scalar subquery, not pulled
@@ -118,13 +118,14 @@ extension PostgresFeedRepository {
                 """
         case .matched(let limit):
             matched = "\(matchedClause(sql, limit: limit)), "
-            // The open matches' ranks, each found by its key: as a join, PostgreSQL hashed
-            // all of the day's 143 k ranks for 2 k open matches (72 ms). OFFSET 0 keeps the
-            // lookup in its subquery, run once per match: pulled up, it ran for the filter
-            // and again for the column (`search=수&status=ongoing`: 8 k matches, 15 ms more).
+            // The open matches' ranks, computed: the day's feed_ranks hold exactly the posts
+            // open at its midnight, ranked feed_rank(id, day) (migration 0004's triggers keep
+            // it so through every write, and the day is prepared before any page). Joined,
+            // PostgreSQL hashed all of the day's 143 k ranks for 2 k open matches (72 ms);
+            // looked up one by one, 4.4 k open matches of `search=크림` took 18 ms.
             ranks = """
-                (SELECT m.id AS post_id, (SELECT f.rank FROM feed_ranks f WHERE f.day = \(dayText)::date AND f.post_id = m.id) AS rank
-                 FROM matched m WHERE m.group_buying_end >= \(dayStart) OFFSET 0) f WHERE f.rank IS NOT NULL
+                (SELECT m.id AS post_id, feed_rank(m.id, \(dayText)::date) AS rank
+                 FROM matched m WHERE m.group_buying_end >= \(dayStart)) f
                 """
             closed = "matched p WHERE p.group_buying_end < \(dayStart)"
         }
