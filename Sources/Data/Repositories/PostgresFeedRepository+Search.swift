@@ -25,11 +25,11 @@ extension PostgresFeedRepository {
     /// rare together (`siwoo121`: each bigram in ~10 % of posts, the term in 57) and for
     /// filters that exclude the term (`search=코&category=fitness`: none). Otherwise read
     /// the matches once through the index, which counts them exactly as well.
-    func planSearch(_ search: String, _ query: FeedQuery, reach: Int, matches: FeedSQL, now: Date, windows: PostWindowBounds?,
+    func planSearch(_ search: String, _ query: FeedQuery, reach: Int, matches: FeedSQL, now: Date,
                     _ connection: PostgresConnection) throws -> SearchPlan {
         let bound = FeedPage.exactTotalLimit
         let term = try searchStatistics.estimate(search, connection)
-        let candidates = try Self.candidates(query, now: now, windows: windows, posts: term.posts, connection)
+        let candidates = try Self.candidates(query, now: now, posts: term.posts, connection)
         var plan = SearchPlan(read: .matched(limit: nil), fraction: term.fraction, candidates: candidates)
         let estimate = (fraction: term.fraction * candidates / max(term.posts, 1), posts: term.posts)
         let everyMatch = term.fraction * term.posts
@@ -54,10 +54,11 @@ extension PostgresFeedRepository {
     }
 
     /// The planner's estimate of the posts that pass `query`'s conditions other than a
-    /// search (`posts` when there are none).
-    static func candidates(_ query: FeedQuery, now: Date, windows: PostWindowBounds?, posts: Double,
-                           _ connection: PostgresConnection) throws -> Double {
-        let rest = conditions(query.withoutSearch, now: now, windows: windows)
+    /// search (`posts` when there are none). Without the window bounds' conditions: the
+    /// planner takes them as independent of the date range they follow from, and
+    /// `search=a` on a day in June was estimated at 7 k matches for 43 k (54 k without).
+    static func candidates(_ query: FeedQuery, now: Date, posts: Double, _ connection: PostgresConnection) throws -> Double {
+        let rest = conditions(query.withoutSearch, now: now, windows: nil)
         if rest.all.isEmpty && query.search != nil { return posts }
         return Double(try estimate("SELECT FROM posts p \(rest.all.whereClause)", rest.parameters, connection))
     }

@@ -160,7 +160,7 @@ public final class PostgresFeedRepository: FeedRepository {
         // counter keeps. Exact: a search's matches read through the index, or counters.
         var bounded = false
         if let search = query.search {
-            plan = try planSearch(search, query, reach: offset + query.limit + 1, matches: matches, now: now, windows: windows, connection)
+            plan = try planSearch(search, query, reach: offset + query.limit + 1, matches: matches, now: now, connection)
             total = "(SELECT count(*)::int FROM matched)"
         } else {
             // The total rides along as an uncorrelated subquery (evaluated once): from
@@ -220,7 +220,7 @@ public final class PostgresFeedRepository: FeedRepository {
             // search (all posts when there are none), times the term's frequency (its
             // rarest gram's: the planner multiplies a term's gram frequencies as if
             // independent, far too low for the bigrams of one word).
-            let rest = try plan?.candidates ?? Self.candidates(query, now: now, windows: windows, posts: 0, connection)
+            let rest = try plan?.candidates ?? Self.candidates(query, now: now, posts: 0, connection)
             count = max(bound + 1, Int((rest * (plan?.fraction ?? 1)).rounded()))
             exact = false
         }
