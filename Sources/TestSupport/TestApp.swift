@@ -132,3 +132,22 @@ extension TestApp {
         }
     }
 }
+
+/// Runs `body` with a fresh application over its own database, and tears both down
+/// afterwards whether `body` returns or throws (a failing `try` used to leave them behind).
+public func withTestApp(
+    configure: (inout AuthSettings) -> Void = { _ in },
+    idTokens: (any IDTokenVerifier)? = nil,
+    passwords: (any PasswordHasher)? = nil,
+    clock: TestClock = TestClock(),
+    _ body: (TestApp) async throws -> Void
+) async throws {
+    let app = try await TestApp.make(configure: configure, idTokens: idTokens, passwords: passwords, clock: clock)
+    do {
+        try await body(app)
+        await app.close()
+    } catch {
+        await app.close()
+        throw error
+    }
+}

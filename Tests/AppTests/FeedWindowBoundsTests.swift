@@ -24,73 +24,73 @@ import TestSupport
     }
 
     @Test func newestFirstListsByWindowFindPostsPostedLongBeforeOrAfterTheirStart() async throws {
-        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
-        let (_, token) = try await app.user(anonymous: true)
-        let influencer = try await app.influencer("window.bounds")
-        let now = app.clock.now
-        let day = Self.day
-        // Most posts are posted a day before their start; a few are not.
-        let specs: [Spec] = (0..<24).map { i in
-            let start = Double(i - 12) * day / 2
-            return Spec(start: start, end: start + Double(1 + i % 5) * day, posted: start - day)
-        } + [
-            Spec(start: -3 * day, end: 2 * day, posted: -200 * day),   // announced long before
-            Spec(start: -40 * day, end: -39 * day, posted: 30 * day),  // posted after it closed (an archive)
-            Spec(start: -90 * day, end: 90 * day, posted: -91 * day),  // a half-year window
-        ]
-        let ids: [Int] = try await app.database.pool.transaction { connection in
-            try specs.enumerated().map { index, spec in
-                try connection.query("""
-                    INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
-                    VALUES ($1, $2, 'food', $3, $4, $5) RETURNING id
-                    """, [influencer, "상품 \(index)", now.addingTimeInterval(spec.start), now.addingTimeInterval(spec.end),
-                          now.addingTimeInterval(spec.posted)]).first!.decode(0)
-            }
-        }
-        var windows = Dictionary(uniqueKeysWithValues: zip(ids, specs))
-
-        let days = stride(from: -45, through: 45, by: 9).map { KoreaDay(containing: now.addingTimeInterval(Double($0) * day)) }
-        let statuses: [(String, (Spec) -> Bool)] = [
-            ("status=upcoming", { $0.start > 0 }),
-            ("status=ongoing", { $0.start <= 0 && $0.end >= day }),
-            ("status=closing_soon", { $0.start <= 0 && $0.end >= 0 && $0.end < day }),
-            ("status=closed", { $0.end < 0 }),
-        ]
-        var queries = statuses
-        for first in days {
-            for last in days where last >= first {
-                let range = "date_from=\(first)&date_to=\(last)"
-                let overlaps: (Spec) -> Bool = { now.addingTimeInterval($0.start) < last.end && now.addingTimeInterval($0.end) >= first.start }
-                queries.append((range, overlaps))
-                // With a status, some ranges exclude every window but the longest.
-                for (status, matches) in statuses where last == first {
-                    queries.append(("\(status)&\(range)", { overlaps($0) && matches($0) }))
+        try await withTestApp(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon)) { app async throws in
+            let (_, token) = try await app.user(anonymous: true)
+            let influencer = try await app.influencer("window.bounds")
+            let now = app.clock.now
+            let day = Self.day
+            // Most posts are posted a day before their start; a few are not.
+            let specs: [Spec] = (0..<24).map { i in
+                let start = Double(i - 12) * day / 2
+                return Spec(start: start, end: start + Double(1 + i % 5) * day, posted: start - day)
+            } + [
+                Spec(start: -3 * day, end: 2 * day, posted: -200 * day),   // announced long before
+                Spec(start: -40 * day, end: -39 * day, posted: 30 * day),  // posted after it closed (an archive)
+                Spec(start: -90 * day, end: 90 * day, posted: -91 * day),  // a half-year window
+            ]
+            let ids: [Int] = try await app.database.pool.transaction { connection in
+                try specs.enumerated().map { index, spec in
+                    try connection.query("""
+                        INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
+                        VALUES ($1, $2, 'food', $3, $4, $5) RETURNING id
+                        """, [influencer, "상품 \(index)", now.addingTimeInterval(spec.start), now.addingTimeInterval(spec.end),
+                              now.addingTimeInterval(spec.posted)]).first!.decode(0)
                 }
             }
-        }
-        func check(_ label: String) async throws {
-            for (query, matches) in queries {
-                let expected = windows.filter { matches($0.value) }
-                    .sorted { ($0.value.posted, $0.key) > ($1.value.posted, $1.key) }.map(\.key)
-                let latest = try await app.send("GET", "/v1/posts?\(query)&sort=latest&limit=50", token: token)
-                #expect(Self.ids(latest) == expected, "\(label): \(query)")
-                #expect(latest.json["total"] as? Int == expected.count, "\(label): \(query)")
-                let popular = try await app.send("GET", "/v1/posts?\(query)&sort=popular&limit=50", token: token)
-                #expect(Set(Self.ids(popular)) == Set(expected), "\(label): \(query), popular")
-                let searched = try await app.send("GET", "/v1/posts?\(query)&search=%EC%83%81%ED%92%88&limit=50", token: token)
-                #expect(Set(Self.ids(searched)) == Set(expected), "\(label): \(query), search=상품")
-            }
-        }
-        try await check("inserted")
+            var windows = Dictionary(uniqueKeysWithValues: zip(ids, specs))
 
-        // Edits widen the bounds: a post re-dated far into the past, a window stretched to a year.
-        try await app.database.pool.transaction { connection in
-            try connection.execute("UPDATE posts SET posted_at = $2 WHERE id = $1", [ids[3], now.addingTimeInterval(-400 * day)])
-            try connection.execute("UPDATE posts SET group_buying_start = $2 WHERE id = $1", [ids[20], now.addingTimeInterval(-365 * day)])
+            let days = stride(from: -45, through: 45, by: 9).map { KoreaDay(containing: now.addingTimeInterval(Double($0) * day)) }
+            let statuses: [(String, (Spec) -> Bool)] = [
+                ("status=upcoming", { $0.start > 0 }),
+                ("status=ongoing", { $0.start <= 0 && $0.end >= day }),
+                ("status=closing_soon", { $0.start <= 0 && $0.end >= 0 && $0.end < day }),
+                ("status=closed", { $0.end < 0 }),
+            ]
+            var queries = statuses
+            for first in days {
+                for last in days where last >= first {
+                    let range = "date_from=\(first)&date_to=\(last)"
+                    let overlaps: (Spec) -> Bool = { now.addingTimeInterval($0.start) < last.end && now.addingTimeInterval($0.end) >= first.start }
+                    queries.append((range, overlaps))
+                    // With a status, some ranges exclude every window but the longest.
+                    for (status, matches) in statuses where last == first {
+                        queries.append(("\(status)&\(range)", { overlaps($0) && matches($0) }))
+                    }
+                }
+            }
+            func check(_ label: String) async throws {
+                for (query, matches) in queries {
+                    let expected = windows.filter { matches($0.value) }
+                        .sorted { ($0.value.posted, $0.key) > ($1.value.posted, $1.key) }.map(\.key)
+                    let latest = try await app.send("GET", "/v1/posts?\(query)&sort=latest&limit=50", token: token)
+                    #expect(Self.ids(latest) == expected, "\(label): \(query)")
+                    #expect(latest.json["total"] as? Int == expected.count, "\(label): \(query)")
+                    let popular = try await app.send("GET", "/v1/posts?\(query)&sort=popular&limit=50", token: token)
+                    #expect(Set(Self.ids(popular)) == Set(expected), "\(label): \(query), popular")
+                    let searched = try await app.send("GET", "/v1/posts?\(query)&search=%EC%83%81%ED%92%88&limit=50", token: token)
+                    #expect(Set(Self.ids(searched)) == Set(expected), "\(label): \(query), search=상품")
+                }
+            }
+            try await check("inserted")
+
+            // Edits widen the bounds: a post re-dated far into the past, a window stretched to a year.
+            try await app.database.pool.transaction { connection in
+                try connection.execute("UPDATE posts SET posted_at = $2 WHERE id = $1", [ids[3], now.addingTimeInterval(-400 * day)])
+                try connection.execute("UPDATE posts SET group_buying_start = $2 WHERE id = $1", [ids[20], now.addingTimeInterval(-365 * day)])
+            }
+            windows[ids[3]]?.posted = -400 * day
+            windows[ids[20]]?.start = -365 * day
+            try await check("after edits")
         }
-        windows[ids[3]]?.posted = -400 * day
-        windows[ids[20]]?.start = -365 * day
-        try await check("after edits")
-        await app.close()
     }
 }

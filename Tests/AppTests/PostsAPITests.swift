@@ -12,241 +12,241 @@ import TestSupport
     }
 
     @Test func aPermanentUserSubmitsAPostInTheAppsShape() async throws {
-        let app = try await TestApp.make(clock: TestClock(start: Date(timeIntervalSince1970: 1_796_000_000)))
-        let influencer = try await app.influencer("beauty.kim", fullName: "김뷰티")
-        let (_, token) = try await app.user()
+        try await withTestApp(clock: TestClock(start: Date(timeIntervalSince1970: 1_796_000_000))) { app async throws in
+            let influencer = try await app.influencer("beauty.kim", fullName: "김뷰티")
+            let (_, token) = try await app.user()
 
-        let created = try await app.send("POST", "/v1/posts", json: newPost(influencer), token: token)
+            let created = try await app.send("POST", "/v1/posts", json: newPost(influencer), token: token)
 
-        #expect(created.status == 201)
-        #expect(Set(created.json.keys) == ["id", "product_name", "price", "category", "category_name", "display_url", "group_buying_url",
-                                          "group_buying_start", "group_buying_end", "status", "likes_count", "posted_at", "influencer", "is_liked"])
-        #expect(created.json["category"] as? String == "beauty")
-        #expect(created.json["category_name"] as? String == "뷰티")
-        #expect(created.json["group_buying_start"] as? String == "2026-12-01T10:00:00+09:00")
-        #expect(created.json["status"] as? String == "upcoming")
-        #expect(created.json["group_buying_url"] is NSNull)
-        #expect(created.json["is_liked"] as? Bool == false)
-        let embedded = try #require(created.json["influencer"] as? [String: any Sendable])
-        #expect(embedded["username"] as? String == "beauty.kim")
-        #expect(embedded["full_name"] as? String == "김뷰티")
+            #expect(created.status == 201)
+            #expect(Set(created.json.keys) == ["id", "product_name", "price", "category", "category_name", "display_url", "group_buying_url",
+                                              "group_buying_start", "group_buying_end", "status", "likes_count", "posted_at", "influencer", "is_liked"])
+            #expect(created.json["category"] as? String == "beauty")
+            #expect(created.json["category_name"] as? String == "뷰티")
+            #expect(created.json["group_buying_start"] as? String == "2026-12-01T10:00:00+09:00")
+            #expect(created.json["status"] as? String == "upcoming")
+            #expect(created.json["group_buying_url"] is NSNull)
+            #expect(created.json["is_liked"] as? Bool == false)
+            let embedded = try #require(created.json["influencer"] as? [String: any Sendable])
+            #expect(embedded["username"] as? String == "beauty.kim")
+            #expect(embedded["full_name"] as? String == "김뷰티")
 
-        let id = try #require(created.json["id"] as? Int)
-        let fetched = try await app.send("GET", "/v1/posts/\(id)", token: token)
-        #expect(fetched.text == created.text)
-        await app.close()
+            let id = try #require(created.json["id"] as? Int)
+            let fetched = try await app.send("GET", "/v1/posts/\(id)", token: token)
+            #expect(fetched.text == created.text)
+        }
     }
 
     @Test func submissionRulesAnswerWithTheirCodes() async throws {
-        let app = try await TestApp.make()
-        let influencer = try await app.influencer("rules")
-        let (_, token) = try await app.user()
-        let (_, anonymous) = try await app.user(anonymous: true)
+        try await withTestApp { app async throws in
+            let influencer = try await app.influencer("rules")
+            let (_, token) = try await app.user()
+            let (_, anonymous) = try await app.user(anonymous: true)
 
-        #expect(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: anonymous).errorCode == "login_required")
-        #expect(try await app.send("POST", "/v1/posts", json: newPost(999_999), token: token).errorCode == "influencer_not_found")
-        #expect(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: token).status == 201)
-        let duplicate = try await app.send("POST", "/v1/posts", json: newPost(influencer), token: token)
-        #expect(duplicate.status == 409)
-        #expect(duplicate.errorCode == "post.conflict")
+            #expect(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: anonymous).errorCode == "login_required")
+            #expect(try await app.send("POST", "/v1/posts", json: newPost(999_999), token: token).errorCode == "influencer_not_found")
+            #expect(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: token).status == 201)
+            let duplicate = try await app.send("POST", "/v1/posts", json: newPost(influencer), token: token)
+            #expect(duplicate.status == 409)
+            #expect(duplicate.errorCode == "post.conflict")
 
-        var korean = newPost(influencer, name: "다른 상품")
-        korean["category"] = "운동/건강"
-        let byName = try await app.send("POST", "/v1/posts", json: korean, token: token)
-        #expect(byName.json["category"] as? String == "fitness")
+            var korean = newPost(influencer, name: "다른 상품")
+            korean["category"] = "운동/건강"
+            let byName = try await app.send("POST", "/v1/posts", json: korean, token: token)
+            #expect(byName.json["category"] as? String == "fitness")
 
-        let invalid: [(String, any Sendable, String)] = [
-            ("product_name", "", "product_name"), ("product_name", String(repeating: "x", count: 201), "product_name"),
-            ("price", -1, "price"), ("price", 100_000_001, "price"), ("category", "weapons", "category"),
-            ("group_buying_end", "2026-11-30T00:00:00+09:00", "group_buying_end"), ("group_buying_start", "tomorrow", "group_buying_start"),
-            ("display_url", "javascript:alert(1)", "display_url"), ("influencer_id", "seven", "influencer_id"),
-        ]
-        for (key, value, field) in invalid {
-            var body = newPost(influencer, name: "검증 \(key)")
-            body[key] = value
-            let response = try await app.send("POST", "/v1/posts", json: body, token: token)
-            #expect(response.status == 400, "\(key)=\(value): \(response.text)")
-            #expect(response.json["field"] as? String == field, "\(key)")
+            let invalid: [(String, any Sendable, String)] = [
+                ("product_name", "", "product_name"), ("product_name", String(repeating: "x", count: 201), "product_name"),
+                ("price", -1, "price"), ("price", 100_000_001, "price"), ("category", "weapons", "category"),
+                ("group_buying_end", "2026-11-30T00:00:00+09:00", "group_buying_end"), ("group_buying_start", "tomorrow", "group_buying_start"),
+                ("display_url", "javascript:alert(1)", "display_url"), ("influencer_id", "seven", "influencer_id"),
+            ]
+            for (key, value, field) in invalid {
+                var body = newPost(influencer, name: "검증 \(key)")
+                body[key] = value
+                let response = try await app.send("POST", "/v1/posts", json: body, token: token)
+                #expect(response.status == 400, "\(key)=\(value): \(response.text)")
+                #expect(response.json["field"] as? String == field, "\(key)")
+            }
+            #expect(try await app.send("GET", "/v1/posts/12345678", token: token).errorCode == "post_not_found")
+            #expect(try await app.send("GET", "/v1/posts/abc", token: token).json["field"] as? String == "id")
+            #expect(try await app.send("GET", "/v1/posts/1").errorCode == "missing_token")
         }
-        #expect(try await app.send("GET", "/v1/posts/12345678", token: token).errorCode == "post_not_found")
-        #expect(try await app.send("GET", "/v1/posts/abc", token: token).json["field"] as? String == "id")
-        #expect(try await app.send("GET", "/v1/posts/1").errorCode == "missing_token")
-        await app.close()
     }
 
     @Test func onlyTheSubmitterOrAnAdminMayEditOrDelete() async throws {
-        let app = try await TestApp.make()
-        let influencer = try await app.influencer("owner.test")
-        let (_, owner) = try await app.user()
-        let (_, stranger) = try await app.user()
-        let (_, admin) = try await app.user(role: "admin")
-        let id = try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: owner).json["id"] as? Int)
+        try await withTestApp { app async throws in
+            let influencer = try await app.influencer("owner.test")
+            let (_, owner) = try await app.user()
+            let (_, stranger) = try await app.user()
+            let (_, admin) = try await app.user(role: "admin")
+            let id = try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: owner).json["id"] as? Int)
 
-        let forbidden = try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 1], token: stranger)
-        #expect(forbidden.status == 403)
-        #expect(forbidden.errorCode == "forbidden")
-        #expect(try await app.send("DELETE", "/v1/posts/\(id)", token: stranger).errorCode == "forbidden")
+            let forbidden = try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 1], token: stranger)
+            #expect(forbidden.status == 403)
+            #expect(forbidden.errorCode == "forbidden")
+            #expect(try await app.send("DELETE", "/v1/posts/\(id)", token: stranger).errorCode == "forbidden")
 
-        let edited = try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 15_000, "product_name": "수분 크림 대용량"], token: owner)
-        #expect(edited.json["price"] as? Int == 15_000)
-        #expect(edited.json["product_name"] as? String == "수분 크림 대용량")
-        #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["group_buying_end": "2026-11-01T00:00:00+09:00"], token: owner).json["field"] as? String == "group_buying_end")
-        #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["category": "pet"], token: admin).json["category"] as? String == "pet")
+            let edited = try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 15_000, "product_name": "수분 크림 대용량"], token: owner)
+            #expect(edited.json["price"] as? Int == 15_000)
+            #expect(edited.json["product_name"] as? String == "수분 크림 대용량")
+            #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["group_buying_end": "2026-11-01T00:00:00+09:00"], token: owner).json["field"] as? String == "group_buying_end")
+            #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["category": "pet"], token: admin).json["category"] as? String == "pet")
 
-        #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: stranger).status == 200)
-        #expect(try await app.send("DELETE", "/v1/posts/\(id)", token: admin).status == 204)
-        #expect(try await app.send("GET", "/v1/posts/\(id)", token: owner).errorCode == "post_not_found")
-        let likesLeft = try await app.database.pool.withConnection { try $0.query("SELECT count(*) FROM likes").first!.decode(0, as: Int.self) }
-        #expect(likesLeft == 0)
-        await app.close()
+            #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: stranger).status == 200)
+            #expect(try await app.send("DELETE", "/v1/posts/\(id)", token: admin).status == 204)
+            #expect(try await app.send("GET", "/v1/posts/\(id)", token: owner).errorCode == "post_not_found")
+            let likesLeft = try await app.database.pool.withConnection { try $0.query("SELECT count(*) FROM likes").first!.decode(0, as: Int.self) }
+            #expect(likesLeft == 0)
+        }
     }
 
     @Test func likingAndUnlikingAreIdempotentWithExactCounts() async throws {
-        let app = try await TestApp.make()
-        let influencer = try await app.influencer("liked")
-        let (_, user) = try await app.user()
-        let (_, anonymous) = try await app.user(anonymous: true)
-        let id = try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: user).json["id"] as? Int)
+        try await withTestApp { app async throws in
+            let influencer = try await app.influencer("liked")
+            let (_, user) = try await app.user()
+            let (_, anonymous) = try await app.user(anonymous: true)
+            let id = try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: user).json["id"] as? Int)
 
-        let first = try await app.send("PUT", "/v1/posts/\(id)/like", token: user)
-        #expect(first.text == #"{"post_id":\#(id),"liked":true,"likes_count":1}"#)
-        #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: user).json["likes_count"] as? Int == 1)
-        #expect(try await app.send("GET", "/v1/posts/\(id)", token: user).json["is_liked"] as? Bool == true)
-        #expect(try await app.send("DELETE", "/v1/posts/\(id)/like", token: user).text == #"{"post_id":\#(id),"liked":false,"likes_count":0}"#)
-        #expect(try await app.send("DELETE", "/v1/posts/\(id)/like", token: user).json["likes_count"] as? Int == 0)
-        #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: anonymous).errorCode == "login_required")
-        #expect(try await app.send("PUT", "/v1/posts/99999999/like", token: user).errorCode == "post_not_found")
-        #expect(try await app.send("DELETE", "/v1/posts/99999999/like", token: user).errorCode == "post_not_found")
-        await app.close()
+            let first = try await app.send("PUT", "/v1/posts/\(id)/like", token: user)
+            #expect(first.text == #"{"post_id":\#(id),"liked":true,"likes_count":1}"#)
+            #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: user).json["likes_count"] as? Int == 1)
+            #expect(try await app.send("GET", "/v1/posts/\(id)", token: user).json["is_liked"] as? Bool == true)
+            #expect(try await app.send("DELETE", "/v1/posts/\(id)/like", token: user).text == #"{"post_id":\#(id),"liked":false,"likes_count":0}"#)
+            #expect(try await app.send("DELETE", "/v1/posts/\(id)/like", token: user).json["likes_count"] as? Int == 0)
+            #expect(try await app.send("PUT", "/v1/posts/\(id)/like", token: anonymous).errorCode == "login_required")
+            #expect(try await app.send("PUT", "/v1/posts/99999999/like", token: user).errorCode == "post_not_found")
+            #expect(try await app.send("DELETE", "/v1/posts/99999999/like", token: user).errorCode == "post_not_found")
+        }
     }
 
     @Test func twoHundredUsersLikingOnePostAtOnceCountExactly() async throws {
-        let app = try await TestApp.make()
-        let influencer = try await app.influencer("storm")
-        let (_, owner) = try await app.user()
-        let id = try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: owner).json["id"] as? Int)
-        var tokens: [String] = []
-        for _ in 0..<200 { tokens.append(try await app.user().token) }
+        try await withTestApp { app async throws in
+            let influencer = try await app.influencer("storm")
+            let (_, owner) = try await app.user()
+            let id = try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer), token: owner).json["id"] as? Int)
+            var tokens: [String] = []
+            for _ in 0..<200 { tokens.append(try await app.user().token) }
 
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for token in tokens { group.addTask { try await app.send("PUT", "/v1/posts/\(id)/like", token: token).status } }
-            return try await group.reduce(into: [Int]()) { $0.append($1) }
-        }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for token in tokens { group.addTask { try await app.send("PUT", "/v1/posts/\(id)/like", token: token).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
 
-        #expect(statuses == Array(repeating: 200, count: 200))
-        let (count, rows) = try await app.database.pool.withConnection { connection in
-            (try connection.query("SELECT likes_count FROM posts WHERE id = $1", [id]).first!.decode(0, as: Int.self),
-             try connection.query("SELECT count(*) FROM likes WHERE post_id = $1", [id]).first!.decode(0, as: Int.self))
+            #expect(statuses == Array(repeating: 200, count: 200))
+            let (count, rows) = try await app.database.pool.withConnection { connection in
+                (try connection.query("SELECT likes_count FROM posts WHERE id = $1", [id]).first!.decode(0, as: Int.self),
+                 try connection.query("SELECT count(*) FROM likes WHERE post_id = $1", [id]).first!.decode(0, as: Int.self))
+            }
+            #expect(count == 200)
+            #expect(rows == 200)
         }
-        #expect(count == 200)
-        #expect(rows == 200)
-        await app.close()
     }
 
     @Test func myLikesListMostRecentlyLikedFirst() async throws {
-        let app = try await TestApp.make()
-        let influencer = try await app.influencer("mine")
-        let (_, user) = try await app.user()
-        var ids: [Int] = []
-        for index in 0..<3 {
-            ids.append(try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer, name: "상품 \(index)"), token: user).json["id"] as? Int))
-        }
-        for id in [ids[1], ids[0], ids[2]] {
-            _ = try await app.send("PUT", "/v1/posts/\(id)/like", token: user)
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await withTestApp { app async throws in
+            let influencer = try await app.influencer("mine")
+            let (_, user) = try await app.user()
+            var ids: [Int] = []
+            for index in 0..<3 {
+                ids.append(try #require(try await app.send("POST", "/v1/posts", json: newPost(influencer, name: "상품 \(index)"), token: user).json["id"] as? Int))
+            }
+            for id in [ids[1], ids[0], ids[2]] {
+                _ = try await app.send("PUT", "/v1/posts/\(id)/like", token: user)
+                try await Task.sleep(for: .milliseconds(5))
+            }
 
-        let page = try await app.send("GET", "/v1/me/likes?limit=2", token: user)
-        #expect((page.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } == [ids[2], ids[0]])
-        #expect(page.json["total"] as? Int == 3)
-        #expect(page.json["has_next"] as? Bool == true)
-        let second = try await app.send("GET", "/v1/me/likes?limit=2&page=2", token: user)
-        #expect((second.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } == [ids[1]])
-        #expect(try await app.send("GET", "/v1/me/likes?limit=51", token: user).json["field"] as? String == "limit")
-        await app.close()
+            let page = try await app.send("GET", "/v1/me/likes?limit=2", token: user)
+            #expect((page.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } == [ids[2], ids[0]])
+            #expect(page.json["total"] as? Int == 3)
+            #expect(page.json["has_next"] as? Bool == true)
+            let second = try await app.send("GET", "/v1/me/likes?limit=2&page=2", token: user)
+            #expect((second.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } == [ids[1]])
+            #expect(try await app.send("GET", "/v1/me/likes?limit=51", token: user).json["field"] as? String == "limit")
+        }
     }
 
     @Test func topTenTakesThisWeeksWindowsByLikes() async throws {
         let now = Date(timeIntervalSince1970: 1_796_000_000)
-        let app = try await TestApp.make(clock: TestClock(start: now))
-        let influencer = try await app.influencer("top")
-        let (_, user) = try await app.user()
-        func iso(_ offset: TimeInterval) -> String { ISO8601DateFormatter().string(from: now.addingTimeInterval(offset)) }
-        func create(_ name: String, start: TimeInterval, end: TimeInterval, category: String = "food") async throws -> Int {
-            var body = newPost(influencer, name: name, start: iso(start), end: iso(end))
-            body["category"] = category
-            return try #require(try await app.send("POST", "/v1/posts", json: body, token: user).json["id"] as? Int)
+        try await withTestApp(clock: TestClock(start: now)) { app async throws in
+            let influencer = try await app.influencer("top")
+            let (_, user) = try await app.user()
+            func iso(_ offset: TimeInterval) -> String { ISO8601DateFormatter().string(from: now.addingTimeInterval(offset)) }
+            func create(_ name: String, start: TimeInterval, end: TimeInterval, category: String = "food") async throws -> Int {
+                var body = newPost(influencer, name: name, start: iso(start), end: iso(end))
+                body["category"] = category
+                return try #require(try await app.send("POST", "/v1/posts", json: body, token: user).json["id"] as? Int)
+            }
+            let open = try await create("open", start: -86_400, end: 86_400)
+            let recentlyClosed = try await create("closed 6 days ago", start: -10 * 86_400, end: -6 * 86_400)
+            _ = try await create("closed 8 days ago", start: -10 * 86_400, end: -8 * 86_400)
+            _ = try await create("not started", start: 3600, end: 86_400)
+            let pet = try await create("pet", start: -3600, end: 3600, category: "pet")
+            var likers: [String] = []
+            for _ in 0..<3 { likers.append(try await app.user().token) }
+            for token in likers { _ = try await app.send("PUT", "/v1/posts/\(recentlyClosed)/like", token: token) }
+            _ = try await app.send("PUT", "/v1/posts/\(open)/like", token: likers[0])
+
+            let top = try await app.send("GET", "/v1/posts/top10", token: user)
+            let entries = try #require(top.json["data"] as? [[String: any Sendable]])
+            #expect(entries.compactMap { $0["id"] as? Int } == [recentlyClosed, open, pet])
+            #expect(entries.compactMap { $0["rank"] as? Int } == [1, 2, 3])
+            #expect(entries.first?["status"] as? String == "closed")
+
+            let pets = try await app.send("GET", "/v1/posts/top10?category=반려동물", token: user)
+            #expect((pets.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } == [pet])
+            #expect(try await app.send("GET", "/v1/posts/top10?category=nope", token: user).json["field"] as? String == "category")
         }
-        let open = try await create("open", start: -86_400, end: 86_400)
-        let recentlyClosed = try await create("closed 6 days ago", start: -10 * 86_400, end: -6 * 86_400)
-        _ = try await create("closed 8 days ago", start: -10 * 86_400, end: -8 * 86_400)
-        _ = try await create("not started", start: 3600, end: 86_400)
-        let pet = try await create("pet", start: -3600, end: 3600, category: "pet")
-        var likers: [String] = []
-        for _ in 0..<3 { likers.append(try await app.user().token) }
-        for token in likers { _ = try await app.send("PUT", "/v1/posts/\(recentlyClosed)/like", token: token) }
-        _ = try await app.send("PUT", "/v1/posts/\(open)/like", token: likers[0])
-
-        let top = try await app.send("GET", "/v1/posts/top10", token: user)
-        let entries = try #require(top.json["data"] as? [[String: any Sendable]])
-        #expect(entries.compactMap { $0["id"] as? Int } == [recentlyClosed, open, pet])
-        #expect(entries.compactMap { $0["rank"] as? Int } == [1, 2, 3])
-        #expect(entries.first?["status"] as? String == "closed")
-
-        let pets = try await app.send("GET", "/v1/posts/top10?category=반려동물", token: user)
-        #expect((pets.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } == [pet])
-        #expect(try await app.send("GET", "/v1/posts/top10?category=nope", token: user).json["field"] as? String == "category")
-        await app.close()
     }
 }
 
 /// `likes_count` under a mix of concurrent writers.
 @Suite struct LikeCountConcurrencyTests {
     @Test func countsStayExactThroughConcurrentLikesUnlikesDeletionsAndMerges() async throws {
-        let app = try await TestApp.make()
-        let influencer = try await app.influencer("mixed")
-        let (_, owner) = try await app.user()
-        let body: [String: any Sendable] = ["influencer_id": influencer, "product_name": "혼합", "category": "food",
-                                            "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-09T00:00:00+09:00"]
-        let post = try #require(try await app.send("POST", "/v1/posts", json: body, token: owner).json["id"] as? Int)
-        var likers: [String] = []
-        for _ in 0..<40 { likers.append(try await app.user().token) }
-        for token in likers.prefix(20) { _ = try await app.send("PUT", "/v1/posts/\(post)/like", token: token) }
-        // Accounts to delete, and anonymous users (who liked through a merge target's view) to merge.
-        var doomed: [TestSession] = []
-        for index in 0..<8 {
-            let session = try TestSession(try await app.send("POST", "/v1/auth/signup", json: ["email": "doomed\(index)@example.com", "password": "doomed-pass"]))
-            _ = try await app.send("PUT", "/v1/posts/\(post)/like", token: session.accessToken)
-            doomed.append(session)
-        }
-        _ = try await app.send("POST", "/v1/auth/signup", json: ["email": "target@example.com", "password": "target-pass"])
-        var anonymous: [TestSession] = []
-        for _ in 0..<6 {
-            let session = try TestSession(try await app.send("POST", "/v1/auth/anonymous"))
-            try await app.database.pool.withConnection { try $0.execute("INSERT INTO likes (user_id, post_id) VALUES ($1::uuid, $2)", [session.userID, post]) }
-            anonymous.append(session)
-        }
-
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for token in likers.prefix(20) { group.addTask { try await app.send("DELETE", "/v1/posts/\(post)/like", token: token).status } }
-            for token in likers.suffix(20) { group.addTask { try await app.send("PUT", "/v1/posts/\(post)/like", token: token).status } }
-            for session in doomed { group.addTask { try await app.send("DELETE", "/v1/me", token: session.accessToken).status } }
-            for session in anonymous {
-                group.addTask {
-                    try await app.send("POST", "/v1/auth/upgrade", json: ["provider": "email", "email": "target@example.com", "password": "target-pass", "merge": true],
-                                       token: session.accessToken).status
-                }
+        try await withTestApp { app async throws in
+            let influencer = try await app.influencer("mixed")
+            let (_, owner) = try await app.user()
+            let body: [String: any Sendable] = ["influencer_id": influencer, "product_name": "혼합", "category": "food",
+                                                "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-09T00:00:00+09:00"]
+            let post = try #require(try await app.send("POST", "/v1/posts", json: body, token: owner).json["id"] as? Int)
+            var likers: [String] = []
+            for _ in 0..<40 { likers.append(try await app.user().token) }
+            for token in likers.prefix(20) { _ = try await app.send("PUT", "/v1/posts/\(post)/like", token: token) }
+            // Accounts to delete, and anonymous users (who liked through a merge target's view) to merge.
+            var doomed: [TestSession] = []
+            for index in 0..<8 {
+                let session = try TestSession(try await app.send("POST", "/v1/auth/signup", json: ["email": "doomed\(index)@example.com", "password": "doomed-pass"]))
+                _ = try await app.send("PUT", "/v1/posts/\(post)/like", token: session.accessToken)
+                doomed.append(session)
             }
-            for try await status in group { #expect([200, 204].contains(status)) }
-        }
+            _ = try await app.send("POST", "/v1/auth/signup", json: ["email": "target@example.com", "password": "target-pass"])
+            var anonymous: [TestSession] = []
+            for _ in 0..<6 {
+                let session = try TestSession(try await app.send("POST", "/v1/auth/anonymous"))
+                try await app.database.pool.withConnection { try $0.execute("INSERT INTO likes (user_id, post_id) VALUES ($1::uuid, $2)", [session.userID, post]) }
+                anonymous.append(session)
+            }
 
-        let (count, rows) = try await app.database.pool.withConnection { connection in
-            (try connection.query("SELECT likes_count FROM posts WHERE id = $1", [post]).first!.decode(0, as: Int.self),
-             try connection.query("SELECT count(*) FROM likes WHERE post_id = $1", [post]).first!.decode(0, as: Int.self))
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for token in likers.prefix(20) { group.addTask { try await app.send("DELETE", "/v1/posts/\(post)/like", token: token).status } }
+                for token in likers.suffix(20) { group.addTask { try await app.send("PUT", "/v1/posts/\(post)/like", token: token).status } }
+                for session in doomed { group.addTask { try await app.send("DELETE", "/v1/me", token: session.accessToken).status } }
+                for session in anonymous {
+                    group.addTask {
+                        try await app.send("POST", "/v1/auth/upgrade", json: ["provider": "email", "email": "target@example.com", "password": "target-pass", "merge": true],
+                                           token: session.accessToken).status
+                    }
+                }
+                for try await status in group { #expect([200, 204].contains(status)) }
+            }
+
+            let (count, rows) = try await app.database.pool.withConnection { connection in
+                (try connection.query("SELECT likes_count FROM posts WHERE id = $1", [post]).first!.decode(0, as: Int.self),
+                 try connection.query("SELECT count(*) FROM likes WHERE post_id = $1", [post]).first!.decode(0, as: Int.self))
+            }
+            // 20 new likes + the merge target's single like (six merged anonymous likes collapse into one).
+            #expect(rows == 21)
+            #expect(count == rows)
         }
-        // 20 new likes + the merge target's single like (six merged anonymous likes collapse into one).
-        #expect(rows == 21)
-        #expect(count == rows)
-        await app.close()
     }
 }

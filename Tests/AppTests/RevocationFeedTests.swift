@@ -30,35 +30,35 @@ import TestSupport
     }
 
     @Test func revokeAdminTakesEffectAtTheNextPollOfTheFeed() async throws {
-        let app = try await TestApp.make(clock: TestClock(start: Date(timeIntervalSince1970: 1_796_000_000)))
-        let influencer = try await app.influencer("role.test")
-        let (_, owner) = try await app.user()
-        let (adminID, admin) = try await app.user(role: "admin")
-        let post: [String: any Sendable] = [
-            "influencer_id": influencer, "product_name": "역할 테스트", "category": "food", "display_url": "https://img.example/r.jpg",
-            "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-31T00:00:00+09:00",
-        ]
-        let created = try await app.send("POST", "/v1/posts", json: post, token: owner)
-        let id = try #require(created.json["id"] as? Int, "\(created.text)")
-        #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 1_000], token: admin).status == 200)
+        try await withTestApp(clock: TestClock(start: Date(timeIntervalSince1970: 1_796_000_000))) { app async throws in
+            let influencer = try await app.influencer("role.test")
+            let (_, owner) = try await app.user()
+            let (adminID, admin) = try await app.user(role: "admin")
+            let post: [String: any Sendable] = [
+                "influencer_id": influencer, "product_name": "역할 테스트", "category": "food", "display_url": "https://img.example/r.jpg",
+                "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-31T00:00:00+09:00",
+            ]
+            let created = try await app.send("POST", "/v1/posts", json: post, token: owner)
+            let id = try #require(created.json["id"] as? Int, "\(created.text)")
+            #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 1_000], token: admin).status == 200)
 
-        // What `market09 admin revoke-admin` does, from outside the instance. The next poll
-        // of the feed (every 250 ms in production) applies it; timing that poll on a test
-        // machine running the whole suite would be flaky, so the test runs one itself.
-        #expect(try await PostgresAdministration(pool: app.database.pool).setRole(.user, user: adminID.uuidString))
-        try await app.dependencies.revocations.poll()
-        #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 2_000], token: admin).status == 403,
-                "the revoked admin's old token still edits others' posts after a poll")
-        // Granting works the same way.
-        #expect(try await PostgresAdministration(pool: app.database.pool).setRole(.admin, user: adminID.uuidString))
-        // The background poller picks changes up by itself too.
-        var status = 403
-        let started = ContinuousClock.now
-        while status != 200 && ContinuousClock.now - started < .seconds(5) {
-            try await Task.sleep(for: .milliseconds(50))
-            status = try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 3_000], token: admin).status
+            // What `market09 admin revoke-admin` does, from outside the instance. The next poll
+            // of the feed (every 250 ms in production) applies it; timing that poll on a test
+            // machine running the whole suite would be flaky, so the test runs one itself.
+            #expect(try await PostgresAdministration(pool: app.database.pool).setRole(.user, user: adminID.uuidString))
+            try await app.dependencies.revocations.poll()
+            #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 2_000], token: admin).status == 403,
+                    "the revoked admin's old token still edits others' posts after a poll")
+            // Granting works the same way.
+            #expect(try await PostgresAdministration(pool: app.database.pool).setRole(.admin, user: adminID.uuidString))
+            // The background poller picks changes up by itself too.
+            var status = 403
+            let started = ContinuousClock.now
+            while status != 200 && ContinuousClock.now - started < .seconds(5) {
+                try await Task.sleep(for: .milliseconds(50))
+                status = try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 3_000], token: admin).status
+            }
+            #expect(status == 200)
         }
-        #expect(status == 200)
-        await app.close()
     }
 }

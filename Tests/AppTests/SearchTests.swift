@@ -56,115 +56,115 @@ import TestSupport
     }
 
     @Test func oneTwoAndLongerTermsMatchSubstringsOfProductAndInfluencerNames() async throws {
-        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
-        let (_, token) = try await app.user(anonymous: true)
-        let kimjang = try await app.influencer("kimchi.lover", fullName: "김장 달인")
-        let cheese = try await app.influencer("cheese_mom", fullName: "치즈맘")
-        let plain = try await app.influencer("plain.seller")
-        let specs: [(name: String, influencer: Int)] = [
-            ("김치볶음밥", plain), ("볶음김치 1kg", plain), ("총각김치", cheese), ("치즈 김밥", plain), ("Kimchi Fried Rice", plain),
-            ("감귤 세트", cheese), ("감귤세트 5kg", plain), ("원두 100% 아라비카", plain), ("치 김", plain), ("수제 잼", kimjang),
-            ("ABC_def", plain), ("a b c", plain), ("ab", plain),
-        ]
-        let ids = try await Self.insert(app, specs)
-        let people = [kimjang: ("kimchi.lover", "김장 달인"), cheese: ("cheese_mom", "치즈맘"), plain: ("plain.seller", "")]
-        let rows = zip(ids, specs).map { Row(id: $0, name: $1.name, username: people[$1.influencer]!.0, fullName: people[$1.influencer]!.1) }
+        try await withTestApp(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon)) { app async throws in
+            let (_, token) = try await app.user(anonymous: true)
+            let kimjang = try await app.influencer("kimchi.lover", fullName: "김장 달인")
+            let cheese = try await app.influencer("cheese_mom", fullName: "치즈맘")
+            let plain = try await app.influencer("plain.seller")
+            let specs: [(name: String, influencer: Int)] = [
+                ("김치볶음밥", plain), ("볶음김치 1kg", plain), ("총각김치", cheese), ("치즈 김밥", plain), ("Kimchi Fried Rice", plain),
+                ("감귤 세트", cheese), ("감귤세트 5kg", plain), ("원두 100% 아라비카", plain), ("치 김", plain), ("수제 잼", kimjang),
+                ("ABC_def", plain), ("a b c", plain), ("ab", plain),
+            ]
+            let ids = try await Self.insert(app, specs)
+            let people = [kimjang: ("kimchi.lover", "김장 달인"), cheese: ("cheese_mom", "치즈맘"), plain: ("plain.seller", "")]
+            let rows = zip(ids, specs).map { Row(id: $0, name: $1.name, username: people[$1.influencer]!.0, fullName: people[$1.influencer]!.1) }
 
-        let terms = ["김", "김치", "치김", "볶음김", "kimchi", "KIMCHI", "chi f", "감귤 세트", "감귤세트", "%", "100%", "_", "_d", "c_d",
-                     "달인", "장 달", "lover", "치", "치즈", "a b", "ab", "b", "zz", "없는말", "e_m"]
-        for term in terms {
-            let expected = rows.filter { $0.matches(term) }.map(\.id)
-            let query = term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            let found = try await Self.pageAll(app, "/v1/posts?search=\(query)&sort=latest", token: token)
-            // sort=latest: newest posted first, which is the reverse of insertion here.
-            #expect(found == expected.reversed(), "search=\(term)")
-            let first = try await app.send("GET", "/v1/posts?search=\(query)", token: token)
-            #expect(first.json["total"] as? Int == expected.count && first.json["total_exact"] as? Bool == true, "search=\(term): \(first.text)")
-            #expect(Set(try await Self.pageAll(app, "/v1/posts?search=\(query)", token: token)) == Set(expected), "default order, search=\(term)")
+            let terms = ["김", "김치", "치김", "볶음김", "kimchi", "KIMCHI", "chi f", "감귤 세트", "감귤세트", "%", "100%", "_", "_d", "c_d",
+                         "달인", "장 달", "lover", "치", "치즈", "a b", "ab", "b", "zz", "없는말", "e_m"]
+            for term in terms {
+                let expected = rows.filter { $0.matches(term) }.map(\.id)
+                let query = term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                let found = try await Self.pageAll(app, "/v1/posts?search=\(query)&sort=latest", token: token)
+                // sort=latest: newest posted first, which is the reverse of insertion here.
+                #expect(found == expected.reversed(), "search=\(term)")
+                let first = try await app.send("GET", "/v1/posts?search=\(query)", token: token)
+                #expect(first.json["total"] as? Int == expected.count && first.json["total_exact"] as? Bool == true, "search=\(term): \(first.text)")
+                #expect(Set(try await Self.pageAll(app, "/v1/posts?search=\(query)", token: token)) == Set(expected), "default order, search=\(term)")
+            }
+
+            // Control characters are never part of a name: refused, not scanned for.
+            let control = try await app.send("GET", "/v1/posts?search=a%01b", token: token)
+            #expect(control.status == 400 && control.json["field"] as? String == "search", "\(control.text)")
+            // Influencers search by the same grams.
+            let influencers = try await app.send("GET", "/v1/influencers?search=%EB%8B%AC", token: token)
+            #expect((influencers.json["data"] as? [[String: any Sendable]])?.compactMap { $0["username"] as? String } == ["kimchi.lover"])
         }
-
-        // Control characters are never part of a name: refused, not scanned for.
-        let control = try await app.send("GET", "/v1/posts?search=a%01b", token: token)
-        #expect(control.status == 400 && control.json["field"] as? String == "search", "\(control.text)")
-        // Influencers search by the same grams.
-        let influencers = try await app.send("GET", "/v1/influencers?search=%EB%8B%AC", token: token)
-        #expect((influencers.json["data"] as? [[String: any Sendable]])?.compactMap { $0["username"] as? String } == ["kimchi.lover"])
-        await app.close()
     }
 
     @Test func renamingAPostOrAnInfluencerMovesItInSearch() async throws {
-        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
-        let (_, token) = try await app.user(anonymous: true)
-        let seller = try await app.influencer("first.name", fullName: "처음이름")
-        let ids = try await Self.insert(app, [("사과즙", seller), ("배즙", seller)])
-        func found(_ term: String) async throws -> Set<Int> {
-            Set(try await Self.pageAll(app, "/v1/posts?search=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", token: token))
+        try await withTestApp(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon)) { app async throws in
+            let (_, token) = try await app.user(anonymous: true)
+            let seller = try await app.influencer("first.name", fullName: "처음이름")
+            let ids = try await Self.insert(app, [("사과즙", seller), ("배즙", seller)])
+            func found(_ term: String) async throws -> Set<Int> {
+                Set(try await Self.pageAll(app, "/v1/posts?search=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", token: token))
+            }
+            #expect(try await found("사과") == [ids[0]])
+            #expect(try await found("처음") == Set(ids))
+            try await app.database.pool.withConnection { connection in
+                try connection.execute("UPDATE posts SET product_name = '포도즙' WHERE id = $1", [ids[0]])
+                try connection.execute("UPDATE influencers SET username = 'second.name', full_name = '두번째' WHERE id = $1", [seller])
+            }
+            #expect(try await found("사과").isEmpty)
+            #expect(try await found("포도") == [ids[0]])
+            #expect(try await found("처음").isEmpty)
+            #expect(try await found("두번") == Set(ids))
+            #expect(try await found("second") == Set(ids))
+            #expect(try await found("first").isEmpty)
         }
-        #expect(try await found("사과") == [ids[0]])
-        #expect(try await found("처음") == Set(ids))
-        try await app.database.pool.withConnection { connection in
-            try connection.execute("UPDATE posts SET product_name = '포도즙' WHERE id = $1", [ids[0]])
-            try connection.execute("UPDATE influencers SET username = 'second.name', full_name = '두번째' WHERE id = $1", [seller])
-        }
-        #expect(try await found("사과").isEmpty)
-        #expect(try await found("포도") == [ids[0]])
-        #expect(try await found("처음").isEmpty)
-        #expect(try await found("두번") == Set(ids))
-        #expect(try await found("second") == Set(ids))
-        #expect(try await found("first").isEmpty)
-        await app.close()
     }
 
     @Test func aTermInMostPostsPagesLikeTheFeedWithAnEstimatedTotalPastTheBound() async throws {
-        let app = try await TestApp.make(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon))
-        let (_, token) = try await app.user(anonymous: true)
-        let seller = try await app.influencer("bulk.seller")
-        // 1,300 posts: "김" in all but every tenth, "귤" in every 40th. After ANALYZE the
-        // statistics call "김" frequent (pages walk their order) and "귤" rare (read through
-        // the index); the answers must be the same as filtering the unsearched feed.
-        let now = app.clock.now
-        try await app.database.pool.withConnection { connection in
-            try connection.execute("SET statement_timeout = 0")
-            try connection.execute("""
-                INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at, likes_count)
-                SELECT $1, CASE WHEN n % 10 = 0 THEN '상품 ' ELSE '김 상품 ' END || CASE WHEN n % 40 = 0 THEN '귤 ' ELSE '' END || n,
-                       CASE WHEN n % 2 = 0 THEN 'food' ELSE 'beauty' END, $2, $3::timestamptz + (n % 7 - 3) * interval '1 day',
-                       $3::timestamptz - n * interval '1 minute', n % 13
-                FROM generate_series(1, 1300) n
-                """, [seller, now.addingTimeInterval(-4 * 86_400), now])
-            try connection.execute("ANALYZE posts")
-        }
-        let productNames: [Int: String] = try await app.database.pool.withConnection { connection in
-            Dictionary(uniqueKeysWithValues: try connection.query("SELECT id, product_name FROM posts").map { (try $0.decode(0), try $0.decode(1)) })
-        }
-        for (sort, extra) in [("default", ""), ("latest", "&sort=latest"), ("popular", "&sort=popular"), ("ending_soon", "&sort=ending_soon"),
-                              ("default, food", "&category=food"), ("latest, ongoing", "&sort=latest&status=ongoing")] {
-            let everything = try await Self.pageAll(app, "/v1/posts?x=1\(extra)", token: token)
-            let unsearched = try await app.send("GET", "/v1/posts?x=1\(extra)", token: token)
-            // From counters (exact at any size), or counted: exact up to the bound.
-            #expect(unsearched.json["total_exact"] as? Bool == (everything.count <= FeedPage.exactTotalLimit || !extra.contains("status")),
-                    "\(extra): \(unsearched.json["total"] ?? "") for \(everything.count)")
-            if everything.count <= FeedPage.exactTotalLimit || !extra.contains("status") {
-                #expect(unsearched.json["total"] as? Int == everything.count, "\(extra)")
+        try await withTestApp(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon)) { app async throws in
+            let (_, token) = try await app.user(anonymous: true)
+            let seller = try await app.influencer("bulk.seller")
+            // 1,300 posts: "김" in all but every tenth, "귤" in every 40th. After ANALYZE the
+            // statistics call "김" frequent (pages walk their order) and "귤" rare (read through
+            // the index); the answers must be the same as filtering the unsearched feed.
+            let now = app.clock.now
+            try await app.database.pool.withConnection { connection in
+                try connection.execute("SET statement_timeout = 0")
+                try connection.execute("""
+                    INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at, likes_count)
+                    SELECT $1, CASE WHEN n % 10 = 0 THEN '상품 ' ELSE '김 상품 ' END || CASE WHEN n % 40 = 0 THEN '귤 ' ELSE '' END || n,
+                           CASE WHEN n % 2 = 0 THEN 'food' ELSE 'beauty' END, $2, $3::timestamptz + (n % 7 - 3) * interval '1 day',
+                           $3::timestamptz - n * interval '1 minute', n % 13
+                    FROM generate_series(1, 1300) n
+                    """, [seller, now.addingTimeInterval(-4 * 86_400), now])
+                try connection.execute("ANALYZE posts")
             }
-            for term in ["김", "귤", "김 상품"] {
-                // Offset pages of a search stop at item 1,000; cursors go on.
-                let expected = Array(everything.filter { productNames[$0]!.contains(term) }.prefix(extra.contains("sort=") ? .max : FeedPage.exactTotalLimit))
-                let found = try await Self.pageAll(app, "/v1/posts?search=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)\(extra)", token: token)
-                #expect(found == expected, "search=\(term), \(sort): \(found.count) found, \(expected.count) expected")
+            let productNames: [Int: String] = try await app.database.pool.withConnection { connection in
+                Dictionary(uniqueKeysWithValues: try connection.query("SELECT id, product_name FROM posts").map { (try $0.decode(0), try $0.decode(1)) })
             }
+            for (sort, extra) in [("default", ""), ("latest", "&sort=latest"), ("popular", "&sort=popular"), ("ending_soon", "&sort=ending_soon"),
+                                  ("default, food", "&category=food"), ("latest, ongoing", "&sort=latest&status=ongoing")] {
+                let everything = try await Self.pageAll(app, "/v1/posts?x=1\(extra)", token: token)
+                let unsearched = try await app.send("GET", "/v1/posts?x=1\(extra)", token: token)
+                // From counters (exact at any size), or counted: exact up to the bound.
+                #expect(unsearched.json["total_exact"] as? Bool == (everything.count <= FeedPage.exactTotalLimit || !extra.contains("status")),
+                        "\(extra): \(unsearched.json["total"] ?? "") for \(everything.count)")
+                if everything.count <= FeedPage.exactTotalLimit || !extra.contains("status") {
+                    #expect(unsearched.json["total"] as? Int == everything.count, "\(extra)")
+                }
+                for term in ["김", "귤", "김 상품"] {
+                    // Offset pages of a search stop at item 1,000; cursors go on.
+                    let expected = Array(everything.filter { productNames[$0]!.contains(term) }.prefix(extra.contains("sort=") ? .max : FeedPage.exactTotalLimit))
+                    let found = try await Self.pageAll(app, "/v1/posts?search=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)\(extra)", token: token)
+                    #expect(found == expected, "search=\(term), \(sort): \(found.count) found, \(expected.count) expected")
+                }
+            }
+            // Past 1,000 matches the total is an estimate, flagged, above the bound; pages stop
+            // at item 1,000 with a 400 that says so.
+            let first = try await app.send("GET", "/v1/posts?search=%EA%B9%80", token: token)
+            #expect(first.json["total_exact"] as? Bool == false && (first.json["total"] as? Int ?? 0) > FeedPage.exactTotalLimit, "\(first.text)")
+            #expect(first.json["has_next"] as? Bool == true)
+            let last = try await app.send("GET", "/v1/posts?search=%EA%B9%80&limit=50&page=20", token: token)
+            #expect(last.json["has_next"] as? Bool == false && Self.ids(last).count == 50, "\(last.text)")
+            let beyond = try await app.send("GET", "/v1/posts?search=%EA%B9%80&limit=50&page=21", token: token)
+            #expect(beyond.status == 400 && beyond.json["field"] as? String == "page", "\(beyond.text)")
+            let rare = try await app.send("GET", "/v1/posts?search=%EA%B7%A4", token: token)
+            #expect(rare.json["total"] as? Int == 32 && rare.json["total_exact"] as? Bool == true, "\(rare.text)")
         }
-        // Past 1,000 matches the total is an estimate, flagged, above the bound; pages stop
-        // at item 1,000 with a 400 that says so.
-        let first = try await app.send("GET", "/v1/posts?search=%EA%B9%80", token: token)
-        #expect(first.json["total_exact"] as? Bool == false && (first.json["total"] as? Int ?? 0) > FeedPage.exactTotalLimit, "\(first.text)")
-        #expect(first.json["has_next"] as? Bool == true)
-        let last = try await app.send("GET", "/v1/posts?search=%EA%B9%80&limit=50&page=20", token: token)
-        #expect(last.json["has_next"] as? Bool == false && Self.ids(last).count == 50, "\(last.text)")
-        let beyond = try await app.send("GET", "/v1/posts?search=%EA%B9%80&limit=50&page=21", token: token)
-        #expect(beyond.status == 400 && beyond.json["field"] as? String == "page", "\(beyond.text)")
-        let rare = try await app.send("GET", "/v1/posts?search=%EA%B7%A4", token: token)
-        #expect(rare.json["total"] as? Int == 32 && rare.json["total_exact"] as? Bool == true, "\(rare.text)")
-        await app.close()
     }
 }
