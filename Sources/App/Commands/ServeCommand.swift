@@ -60,54 +60,49 @@ enum ServeCommand {
             return CommandLineInterface.fail(ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)"))
         }
         let logger = Logger(minimumLevel: configuration.logLevel)
-        let database: DatabaseTarget
+        // Everything started is stopped here, in reverse, on every path.
+        let lifecycle = Lifecycle(logger: logger)
+        let code: Int32
         do {
-            database = try await DatabaseTarget.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
+            try await serve(configuration, environment: environment, executablePath: executablePath, lifecycle: lifecycle, logger: logger)
+            code = 0
         } catch {
-            return CommandLineInterface.fail(error)
+            code = CommandLineInterface.fail(error)
         }
+        await lifecycle.stopAll()
+        if code == 0 { logger.info("stopped") }
+        return code
+    }
+
+    /// Starts the database, the pool, the background jobs and the HTTP engine, in that
+    /// order, and returns at SIGTERM or SIGINT.
+    private static func serve(_ configuration: Configuration, environment: [String: String], executablePath: String,
+                              lifecycle: Lifecycle, logger: Logger) async throws {
+        let database = try await DatabaseTarget.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
+        lifecycle.started("database") { await database.release(logger: logger) }
         let pool = PostgresPool(.init(url: database.url, size: configuration.poolSize,
                                       statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds)))
-        // Background jobs that use the pool; stopped (awaited) before it closes on every path.
-        var jobs: [@Sendable () async -> Void] = []
-        func teardown() async {
-            for stop in jobs.reversed() { await stop() }
-            await pool.close()
-            await database.release(logger: logger)
+        lifecycle.started("pool") { await pool.close() }
+        if configuration.migrateOnStart {
+            let directory = try Migration.locateDirectory(environment: environment, executablePath: executablePath)
+            let applied = try await Migrator(pool: pool, migrations: Migration.load(from: directory)).migrate()
+            logger.info("migrations applied", ["count": .int(applied.count), "files": .string(applied.map(\.fileName).joined(separator: ","))])
         }
-        do {
-            if configuration.migrateOnStart {
-                let directory = try Migration.locateDirectory(environment: environment, executablePath: executablePath)
-                let applied = try await Migrator(pool: pool, migrations: Migration.load(from: directory)).migrate()
-                logger.info("migrations applied", ["count": .int(applied.count), "files": .string(applied.map(\.fileName).joined(separator: ","))])
-            }
-            var auth = configuration.auth
-            auth.signingKeys = try signingSecrets(configuration).map(AuthSettings.key(secret:))
-            let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logger)
-            try await dependencies.revocations.start()
-            jobs.append(dependencies.revocations.stop)
-            let feedMaintenance = FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger)
-            try await feedMaintenance.start()
-            jobs.append(feedMaintenance.stop)
-            let housekeeping = authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger)
-            try await housekeeping.start()
-            jobs.append(housekeeping.stop)
-            let responder = Application.makeResponder(
-                dependencies: dependencies, auth: auth,
-                cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
-                logger: logger)
-            let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger, executor: pool)
-            try server.start()
-            logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port)])
-            let signal = await ShutdownSignal.next()
-            logger.info("shutting down", ["signal": .int(Int(signal)), "in_flight": .int(server.inFlightCount)])
-            await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds))
-            await teardown()
-            logger.info("stopped")
-            return 0
-        } catch {
-            await teardown()
-            return CommandLineInterface.fail(error)
-        }
+        var auth = configuration.auth
+        auth.signingKeys = try signingSecrets(configuration).map(AuthSettings.key(secret:))
+        let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logger)
+        try await lifecycle.start("revocation poll", dependencies.revocations)
+        try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger))
+        try await lifecycle.start("auth housekeeping", authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger))
+        let responder = Application.makeResponder(
+            dependencies: dependencies, auth: auth,
+            cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
+            logger: logger)
+        let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger, executor: pool)
+        try server.start()
+        lifecycle.started("http") { await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds)) }
+        logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port)])
+        let signal = await ShutdownSignal.next()
+        logger.info("shutting down", ["signal": .int(Int(signal)), "in_flight": .int(server.inFlightCount)])
     }
 }

@@ -8,17 +8,19 @@ public final class FeedMaintenance: Sendable {
     private let feed: any FeedRepository
     private let now: @Sendable () -> Date
     private let logger: Logger
+    private let interval: Duration
     private let job = Mutex<RepeatingJob?>(nil)
 
-    /// Creates the job.
-    public init(feed: any FeedRepository, now: @escaping @Sendable () -> Date, logger: Logger) {
+    /// Creates the job, run every `interval` once started.
+    public init(feed: any FeedRepository, now: @escaping @Sendable () -> Date, logger: Logger, interval: Duration = .seconds(60)) {
         self.feed = feed
         self.now = now
         self.logger = logger
+        self.interval = interval
     }
 
     /// Prepares today and tomorrow, then repeats every `interval` until ``stop()``.
-    public func start(interval: Duration = .seconds(60)) async throws {
+    public func start() async throws {
         let repeating = RepeatingJob(name: "feed maintenance", interval: interval, logger: logger) { [weak self] in try await self?.runOnce() }
         job.withLock { $0 = repeating }
         try await repeating.start()
