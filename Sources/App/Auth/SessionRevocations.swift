@@ -1,4 +1,3 @@
-import Data
 import Domain
 import Foundation
 import Synchronization
@@ -15,7 +14,7 @@ public final class SessionRevocations: Sendable {
         var cursor: String?
     }
 
-    private let feed: PostgresRevocationFeed?
+    private let feed: (any RevocationFeed)?
     private let tokenLifetime: TimeInterval
     private let pollInterval: Duration
     private let state = Mutex(State())
@@ -23,7 +22,7 @@ public final class SessionRevocations: Sendable {
     private let logger: Logger
 
     /// Creates the set over `feed` (`nil`: local revocations only, for tests without a database).
-    public init(feed: PostgresRevocationFeed?, tokenLifetime: TimeInterval, pollInterval: Duration = .milliseconds(250), logger: Logger) {
+    public init(feed: (any RevocationFeed)?, tokenLifetime: TimeInterval, pollInterval: Duration = .milliseconds(250), logger: Logger) {
         self.feed = feed
         self.tokenLifetime = tokenLifetime
         self.pollInterval = pollInterval

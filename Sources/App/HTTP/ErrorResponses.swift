@@ -1,4 +1,3 @@
-import Data
 import Domain
 
 /// The one place that turns thrown errors into HTTP answers. Domain and database errors
@@ -15,18 +14,18 @@ struct ErrorResponses: Sendable {
             return response(for: error)
         case let error as AuthError:
             return response(for: error)
-        case let error as PostgresError where error.code == .poolTimeout:
+        case let error as any StoreError where error.unavailable == .busy:
             logger.warning("database busy", ["request_id": .string(request.requestID)])
             var response = HTTPResponse.error(status: 503, code: "database_busy", message: "The server is overloaded; retry shortly.")
             response.headers.add("Retry-After", "1")
             return response
-        case let error as PostgresError where error.code == .queryTimeout:
+        case let error as any StoreError where error.unavailable == .timedOut:
             logger.warning("statement timeout", ["request_id": .string(request.requestID), "path": .string(request.path)])
             var response = HTTPResponse.error(status: 503, code: "query_timeout", message: "The request took too long and was stopped; narrow it or retry shortly.")
             response.headers.add("Retry-After", "1")
             return response
-        case let error as PostgresError where error.code == .connectionFailure || error.code == .poolClosed:
-            logger.warning("database unavailable", ["request_id": .string(request.requestID), "error": .string(error.description)])
+        case let error as any StoreError where error.unavailable == .unreachable:
+            logger.warning("database unavailable", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])
             return .error(status: 503, code: "database_unavailable", message: "The database is not reachable; retry shortly.")
         default:
             logger.error("unhandled error", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])

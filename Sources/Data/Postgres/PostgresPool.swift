@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// A fixed set of PostgreSQL connections, each owned by one thread of the pool.
@@ -289,4 +290,9 @@ extension PostgresPool: TaskExecutor {
         // its queries fail with poolClosed.
         if !accepted { job.runSynchronously(on: executor) }
     }
+}
+
+extension PostgresPool: ReadinessProbe {
+    /// A trivial query through the pool.
+    public func check() async throws { try await ping() }
 }

@@ -1,21 +1,9 @@
 import Domain
 import Foundation
 
-/// What the revocation feed reported since a cursor.
-public struct RevocationFeedChanges: Sendable {
-    /// Sessions that ended.
-    public let sessions: [SessionID]
-    /// Users whose role changed, with the new role and the change's sequence number
-    /// (later changes of a user have larger ones; rows may be read again).
-    public let roles: [(user: UserID, role: Role, sequence: Int)]
-    /// Where the next read starts: the oldest transaction still running when this read
-    /// began, so rows its transactions commit later are read next time.
-    public let cursor: String
-}
-
 /// Reads the `revoked_sessions` and `role_changes` feeds that triggers append to whenever
 /// a session ends or a user's role changes.
-public struct PostgresRevocationFeed: Sendable {
+public struct PostgresRevocationFeed: RevocationFeed {
     private let pool: PostgresPool
 
     /// Creates the feed over a pool.

@@ -1,15 +1,4 @@
-import Data
-
-/// Something that can tell whether the database answers.
-public protocol ReadinessProbe: Sendable {
-    /// Throws when the dependency cannot serve requests.
-    func check() async throws
-}
-
-extension PostgresPool: ReadinessProbe {
-    /// A trivial query through the pool.
-    public func check() async throws { try await ping() }
-}
+import Domain
 
 /// `GET /health` (the process answers) and `GET /ready` (the database answers too), for
 /// load balancers and orchestrators.
