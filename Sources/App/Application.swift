@@ -21,13 +21,9 @@ public enum Application {
         public var refreshTokens: any RefreshTokenFactory
         /// Google / Apple ID-token verification.
         public var idTokens: any IDTokenVerifier
-        /// Posts.
         public var posts: any PostRepository
-        /// Likes.
         public var likes: any LikeRepository
-        /// The feed.
         public var feed: any FeedRepository
-        /// Influencers.
         public var influencers: any InfluencerRepository
         /// Recently revoked sessions.
         public var revocations: SessionRevocations

@@ -12,7 +12,6 @@ public actor APIClient {
     public struct Response: Sendable {
         /// The status code.
         public let status: Int
-        /// The body.
         public let body: Data
     }
 

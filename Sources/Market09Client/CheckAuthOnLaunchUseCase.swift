@@ -38,7 +38,6 @@ public struct CheckAuthOnLaunchUseCase: Sendable {
     private let client: APIClient
     private let now: @Sendable () -> Date
 
-    /// Creates the use case over a client.
     public init(client: APIClient, now: @escaping @Sendable () -> Date = { Date() }) {
         self.client = client
         self.now = now

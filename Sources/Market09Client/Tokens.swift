@@ -7,7 +7,6 @@ public struct StoredTokens: Codable, Sendable, Equatable {
     /// The opaque refresh token.
     public var refreshToken: String
 
-    /// Creates the value.
     public init(accessToken: String, refreshToken: String) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken

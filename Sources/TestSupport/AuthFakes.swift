@@ -6,7 +6,6 @@ import Synchronization
 public struct UnexpectedCall: Error, CustomStringConvertible {
     /// The method called.
     public let description: String
-    /// Creates the error.
     public init(_ method: String) { description = "unexpected call: \(method)" }
 }
 
@@ -102,7 +101,6 @@ public struct FakeIDTokenVerifier: IDTokenVerifier {
 /// the UTF-8 bytes.
 public final class SequentialRefreshTokens: RefreshTokenFactory {
     private let counter = Mutex(0)
-    /// Creates the factory.
     public init() {}
     public func generate() -> String { "token-\(counter.withLock { $0 += 1; return $0 })" }
     public func successor(of token: String) -> String { token + "'" }

@@ -20,7 +20,6 @@ public actor InMemoryCategoryRepository: CategoryRepository {
 /// A ``CategoryRepository`` that always throws `error`, for failure paths.
 public struct FailingCategoryRepository: CategoryRepository {
     private let error: any Error
-    /// Creates the repository.
     public init(_ error: any Error) { self.error = error }
     public func allCategories() async throws -> [Category] { throw error }
 }

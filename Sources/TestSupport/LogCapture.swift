@@ -6,7 +6,6 @@ import Synchronization
 public final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
 
-    /// Creates an empty capture.
     public init() {}
 
     /// A logger at `debug` that writes into this capture.

@@ -6,7 +6,6 @@ import Foundation
 /// The whole application over a private migrated database, called in process, with a
 /// clock the test controls, a fast password KDF and a fixed signing key.
 public struct TestApp: Sendable {
-    /// The database.
     public let database: TestDatabase
     /// The clock every use case reads.
     public let clock: TestClock
@@ -76,7 +75,6 @@ public struct TestApp: Sendable {
 public struct TestResponse: Sendable {
     /// The raw response.
     public let response: HTTPResponse
-    /// The status.
     public var status: Int { response.status }
     /// The body as text.
     public var text: String { String(decoding: response.body, as: UTF8.self) }
@@ -92,11 +90,8 @@ public struct TestResponse: Sendable {
 
 /// A session as the API returned it.
 public struct TestSession: Sendable {
-    /// The access token.
     public let accessToken: String
-    /// The refresh token.
     public let refreshToken: String
-    /// The user id.
     public let userID: String
 
     /// Reads a session response; fails the test through a thrown error otherwise.

@@ -111,6 +111,5 @@ public struct TestDatabase: Sendable {
 public struct TestEnvironmentError: Error, CustomStringConvertible {
     /// What is missing and how to provide it.
     public let description: String
-    /// Creates the error.
     public init(_ description: String) { self.description = description }
 }

@@ -14,7 +14,6 @@ public struct Authenticator: Sendable {
     private let now: @Sendable () -> Date
     private let remembered = AuthenticatedTokens(capacity: 10_000)
 
-    /// Creates the authenticator.
     public init(codec: AccessTokenCodec, revocations: SessionRevocations, now: @escaping @Sendable () -> Date) {
         self.codec = codec
         self.revocations = revocations

@@ -16,7 +16,6 @@ public final class RateLimiter: Sendable {
         public let count: Int
         /// The window's length in seconds.
         public let window: TimeInterval
-        /// Creates a limit.
         public init(count: Int, per window: TimeInterval) {
             self.count = count
             self.window = window

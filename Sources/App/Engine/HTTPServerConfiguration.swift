@@ -26,6 +26,5 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a request body may take in all once its head has arrived.
     public var bodyTimeoutSeconds: Int = 30
 
-    /// The defaults above.
     public init() {}
 }

@@ -10,7 +10,6 @@ public struct APIError: Error, Sendable, Equatable {
     /// The offending field or parameter, when there is one.
     public let field: String?
 
-    /// Creates an error answer.
     public init(status: Int, code: String, message: String, field: String? = nil) {
         self.status = status
         self.code = code

@@ -6,7 +6,6 @@ public struct CORSPolicy: Sendable {
     /// Seconds a browser may cache a preflight answer.
     public let maxAgeSeconds: Int
 
-    /// Creates a policy.
     public init(allowedOrigins: [String], maxAgeSeconds: Int = 600) {
         self.allowedOrigins = allowedOrigins
         self.maxAgeSeconds = maxAgeSeconds

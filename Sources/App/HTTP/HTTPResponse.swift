@@ -12,7 +12,6 @@ public struct HTTPResponse: Sendable {
     /// The content type of every body this server sends.
     public static let jsonContentType = "application/json; charset=utf-8"
 
-    /// Creates a response from raw parts.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data()) {
         self.status = status
         self.headers = headers

@@ -8,7 +8,6 @@ public struct Route: Sendable {
     public let method: String
     /// The path pattern, e.g. `/v1/posts/{id}`.
     public let pattern: RoutePattern
-    /// The handler.
     public let handler: Handler
     /// For routes that need no I/O: the answer, computed on the engine thread that read
     /// the request (no task, no suspension of the connection).

@@ -24,7 +24,6 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         case isAnonymous = "is_anonymous"
     }
 
-    /// Creates claims.
     public init(iss: String, aud: String, sub: String, sid: String, role: String, isAnonymous: Bool, iat: Int, exp: Int) {
         self.iss = iss
         self.aud = aud
@@ -44,7 +43,6 @@ public struct SigningKey: Sendable {
     /// The secret (at least 32 bytes).
     public let secret: [UInt8]
 
-    /// Creates a key.
     public init(id: String, secret: [UInt8]) {
         self.id = id
         self.secret = secret
@@ -99,13 +97,6 @@ public struct AccessTokenCodec: Sendable {
         let payload = (try? Self.encoder.encode(claims)) ?? Data()
         let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(payload)
         return signingInput + "." + Base64URL.encode(CryptoPrimitives.hmacSHA256(key: key.secret, message: Data(signingInput.utf8)))
-    }
-
-    /// The claims of `token` if it is ours, intact and current at `now`.
-    public func verify(_ token: String, now: Date) throws(TokenVerificationError) -> AccessTokenClaims {
-        let claims = try authenticate(token)
-        try checkLifetime(claims, now: now)
-        return claims
     }
 
     /// The claims of `token` if it is ours and intact (header, signature, issuer,

@@ -10,7 +10,6 @@ public struct OIDCProvider: Sendable {
     /// The provider's signing keys.
     public let keys: JWKSKeyStore
 
-    /// Creates a provider.
     public init(issuers: [String], clientIDs: [String], keys: JWKSKeyStore) {
         self.issuers = issuers
         self.clientIDs = clientIDs

@@ -11,7 +11,6 @@ public struct Migration: Sendable, Equatable {
     /// SHA-256 (hex) of the file's bytes; an applied file whose checksum changes is refused.
     public let checksum: String
 
-    /// Creates a migration from its file name and contents.
     public init(version: Int, fileName: String, contents: Data) {
         self.version = version
         self.fileName = fileName

@@ -28,7 +28,6 @@ public final class PostgresPool: Sendable {
         /// lifts it for its own transaction (`SET LOCAL statement_timeout = 0`).
         public var statementTimeout: Duration?
 
-        /// Creates a configuration.
         public init(url: String, size: Int = 4, connectTimeoutSeconds: Int = 5, maxQueueWait: Duration = .seconds(10), statementTimeout: Duration? = nil) {
             self.url = url
             self.size = size

@@ -85,9 +85,7 @@ extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
 
 /// Bytes sent as a `bytea` parameter (hex text format).
 public struct PostgresBytes: PostgresEncodable {
-    /// The bytes.
     public let bytes: [UInt8]
-    /// Wraps bytes.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
     public var postgresText: String? {
         "\\x" + bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

@@ -5,7 +5,6 @@ import Foundation
 public struct PostgresAdministration: Sendable {
     private let pool: PostgresPool
 
-    /// Creates the administration over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

@@ -7,7 +7,6 @@ import Foundation
 public struct PostgresAnonymousUserPruner: Sendable {
     private let pool: PostgresPool
 
-    /// Creates the pruner over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

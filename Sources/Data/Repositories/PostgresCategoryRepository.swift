@@ -4,7 +4,6 @@ import Domain
 public struct PostgresCategoryRepository: CategoryRepository {
     private let pool: PostgresPool
 
-    /// Creates the repository over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

@@ -13,7 +13,6 @@ public final class PostgresFeedRepository: FeedRepository {
     private let preparedDays = Mutex<Set<KoreaDay>>([])
     let searchStatistics = SearchStatistics()
 
-    /// Creates the repository over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

@@ -17,10 +17,8 @@ public struct InfluencerImport: Sendable {
     public let biography: String?
     /// Follower count.
     public let followersCount: Int
-    /// The category.
     public let category: String?
 
-    /// Creates the row.
     public init(line: Int, username: String, fullName: String?, profilePicURL: String?, externalURL: String?,
                 biography: String?, followersCount: Int, category: String?) {
         self.line = line
@@ -43,7 +41,6 @@ public struct PostImport: Sendable {
     /// The validated post.
     public let post: NewPost
 
-    /// Creates the row.
     public init(line: Int, influencerUsername: String, post: NewPost) {
         self.line = line
         self.influencerUsername = influencerUsername
@@ -63,7 +60,6 @@ public enum ImportOutcome: Sendable, Equatable {
 public struct PostgresImporter: Sendable {
     private let pool: PostgresPool
 
-    /// Creates the importer over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

@@ -5,7 +5,6 @@ import Foundation
 public struct PostgresInfluencerRepository: InfluencerRepository {
     private let pool: PostgresPool
 
-    /// Creates the repository over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

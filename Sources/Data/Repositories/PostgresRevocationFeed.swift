@@ -6,7 +6,6 @@ import Foundation
 public struct PostgresRevocationFeed: RevocationFeed {
     private let pool: PostgresPool
 
-    /// Creates the feed over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

@@ -38,7 +38,6 @@ public struct PostgresSessionHousekeeping: Sendable {
     private let pool: PostgresPool
     private let batch: Int
 
-    /// Creates the job over a pool.
     public init(pool: PostgresPool, batch: Int = 10_000) {
         self.pool = pool
         self.batch = batch

@@ -15,7 +15,6 @@ public struct PostgresBulkSeeder: Sendable {
         public var users: Int
         /// Rows of likes.
         public var likes: Int
-        /// Creates a plan.
         public init(influencers: Int, posts: Int, users: Int, likes: Int) {
             (self.influencers, self.posts, self.users, self.likes) = (influencers, posts, users, likes)
         }
@@ -25,7 +24,6 @@ public struct PostgresBulkSeeder: Sendable {
 
     private let pool: PostgresPool
 
-    /// Creates the seeder over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

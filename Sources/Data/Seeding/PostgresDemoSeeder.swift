@@ -26,7 +26,6 @@ public struct PostgresDemoSeeder: Sendable {
 
     private let pool: PostgresPool
 
-    /// Creates the seeder over a pool.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

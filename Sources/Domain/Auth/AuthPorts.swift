@@ -25,14 +25,12 @@ public protocol RefreshTokenFactory: Sendable {
 
 /// What a verified third-party ID token says about its user.
 public struct VerifiedIdentity: Sendable, Equatable {
-    /// The provider.
     public let provider: IdentityProvider
     /// The provider's stable user id (`sub`).
     public let subject: String
     /// The email claim, when present.
     public let email: String?
 
-    /// Creates the value.
     public init(provider: IdentityProvider, subject: String, email: String?) {
         self.provider = provider
         self.subject = subject

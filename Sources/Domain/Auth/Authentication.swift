@@ -5,7 +5,6 @@ import Foundation
 public struct IssuedSession: Sendable, Equatable {
     /// The signed-in user.
     public let user: User
-    /// The session.
     public let sessionID: SessionID
     /// The refresh token, in clear (only ever handed to the client).
     public let refreshToken: String
@@ -40,7 +39,6 @@ public struct Authentication: Sendable {
         public var refreshGrace: TimeInterval = 10
         /// Optional session lifetime limits.
         public var limits = SessionLimits()
-        /// Creates the defaults.
         public init() {}
     }
 

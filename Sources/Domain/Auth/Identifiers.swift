@@ -4,7 +4,6 @@ import Foundation
 public struct UserID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The UUID.
     public let rawValue: UUID
-    /// Wraps a UUID.
     public init(rawValue: UUID) { self.rawValue = rawValue }
     /// Lower-case UUID text.
     public var description: String { rawValue.uuidString.lowercased() }
@@ -14,7 +13,6 @@ public struct UserID: RawRepresentable, Sendable, Hashable, CustomStringConverti
 public struct SessionID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The UUID.
     public let rawValue: UUID
-    /// Wraps a UUID.
     public init(rawValue: UUID) { self.rawValue = rawValue }
     /// Lower-case UUID text.
     public var description: String { rawValue.uuidString.lowercased() }

@@ -5,7 +5,6 @@ public struct Profiles: Sendable {
     private let users: any UserRepository
     private let now: @Sendable () -> Date
 
-    /// Creates the use cases.
     public init(users: any UserRepository, now: @escaping @Sendable () -> Date) {
         self.users = users
         self.now = now

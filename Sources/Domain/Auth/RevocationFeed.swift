@@ -11,7 +11,6 @@ public struct RevocationFeedChanges: Sendable {
     /// began, so rows its transactions commit later are read next time.
     public let cursor: String
 
-    /// Creates the value.
     public init(sessions: [SessionID], roles: [(user: UserID, role: Role, sequence: Int)], cursor: String) {
         self.sessions = sessions
         self.roles = roles

@@ -6,10 +6,6 @@ public enum RevocationReason: String, Sendable, Equatable {
     case logout
     /// A rotated refresh token was reused after the grace window.
     case refreshTokenReused = "refresh_token_reused"
-    /// The user was deleted.
-    case userDeleted = "user_deleted"
-    /// The anonymous user was merged into another account.
-    case merged
     /// The session outlived its configured limits.
     case expired
 }
@@ -36,7 +32,6 @@ public struct SessionLimits: Sendable, Equatable {
     /// Longest time between refreshes.
     public var maxInactivity: TimeInterval?
 
-    /// Creates limits.
     public init(maxLifetime: TimeInterval? = nil, maxInactivity: TimeInterval? = nil) {
         self.maxLifetime = maxLifetime
         self.maxInactivity = maxInactivity

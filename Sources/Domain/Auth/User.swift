@@ -20,7 +20,6 @@ public struct User: Sendable, Equatable {
     /// When the account was created.
     public var createdAt: Date
 
-    /// Creates a user value.
     public init(id: UserID, isAnonymous: Bool, role: Role = .user, nickname: String? = nil, profileURL: String? = nil,
                 email: String? = nil, provider: IdentityProvider? = nil, createdAt: Date) {
         self.id = id
@@ -36,7 +35,6 @@ public struct User: Sendable, Equatable {
 
 /// Who is calling, as proven by a valid access token.
 public struct Principal: Sendable, Equatable {
-    /// The user.
     public let userID: UserID
     /// The session the token belongs to.
     public let sessionID: SessionID
@@ -45,7 +43,6 @@ public struct Principal: Sendable, Equatable {
     /// Whether the user was anonymous when the token was issued.
     public let isAnonymous: Bool
 
-    /// Creates a principal.
     public init(userID: UserID, sessionID: SessionID, role: Role, isAnonymous: Bool) {
         self.userID = userID
         self.sessionID = sessionID
@@ -59,7 +56,6 @@ public struct Principal: Sendable, Equatable {
 public struct PermanentPrincipal: Sendable, Equatable {
     /// The underlying principal.
     public let principal: Principal
-    /// The user.
     public var userID: UserID { principal.userID }
 
     fileprivate init(_ principal: Principal) { self.principal = principal }

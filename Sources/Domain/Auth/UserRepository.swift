@@ -2,7 +2,6 @@ import Foundation
 
 /// A new identity to attach to a user.
 public struct NewIdentity: Sendable, Equatable {
-    /// The provider.
     public let provider: IdentityProvider
     /// Provider-specific subject: the normalised email for `email`, the OIDC `sub` otherwise.
     public let subject: String
@@ -11,7 +10,6 @@ public struct NewIdentity: Sendable, Equatable {
     /// The password hash (email identities only).
     public let passwordHash: String?
 
-    /// Creates an identity.
     public init(provider: IdentityProvider, subject: String, email: String?, passwordHash: String?) {
         self.provider = provider
         self.subject = subject
@@ -27,7 +25,6 @@ public struct StoredIdentity: Sendable, Equatable {
     /// The password hash, for email identities.
     public let passwordHash: String?
 
-    /// Creates the value.
     public init(userID: UserID, passwordHash: String?) {
         self.userID = userID
         self.passwordHash = passwordHash

@@ -9,7 +9,6 @@ public struct Category: Sendable, Hashable {
     /// Korean display name, e.g. `뷰티`.
     public let name: String
 
-    /// Creates a category from its identifier and display name.
     public init(id: CategoryID, name: String) {
         self.id = id
         self.name = name

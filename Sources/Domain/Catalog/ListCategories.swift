@@ -2,7 +2,6 @@
 public struct ListCategories: Sendable {
     private let categories: any CategoryRepository
 
-    /// Creates the use case over a category repository.
     public init(categories: any CategoryRepository) {
         self.categories = categories
     }

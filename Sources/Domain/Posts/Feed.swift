@@ -72,7 +72,6 @@ public struct FeedCursor: Sendable, Equatable {
     /// The id of the last post.
     public let id: Int
 
-    /// Creates a cursor.
     public init(sort: FeedSort, key: Double, id: Int) {
         self.sort = sort
         self.key = key
@@ -82,7 +81,6 @@ public struct FeedCursor: Sendable, Equatable {
 
 /// What a feed request asks for.
 public struct FeedQuery: Sendable, Equatable {
-    /// The category.
     public var category: CategoryID?
     /// Case-insensitive text to find.
     public var search: String?
@@ -132,7 +130,6 @@ public struct FeedPage: Sendable {
     /// Where the next keyset page starts (keyset sorts only, when there is more).
     public let nextCursor: FeedCursor?
 
-    /// Creates the page.
     public init(items: [Post], total: Int, totalIsExact: Bool = true, hasMore: Bool, nextCursor: FeedCursor?) {
         self.items = items
         self.total = total
@@ -144,14 +141,12 @@ public struct FeedPage: Sendable {
 
 /// A category with its post counts.
 public struct CategoryCount: Sendable, Equatable {
-    /// The category.
     public let category: Category
     /// Number of posts.
     public let postCount: Int
     /// Posts whose window has not ended.
     public let openPostCount: Int
 
-    /// Creates the value.
     public init(category: Category, postCount: Int, openPostCount: Int) {
         self.category = category
         self.postCount = postCount
@@ -176,7 +171,6 @@ public struct BrowseFeed: Sendable {
     private let feed: any FeedRepository
     private let now: @Sendable () -> Date
 
-    /// Creates the use case.
     public init(feed: any FeedRepository, now: @escaping @Sendable () -> Date) {
         self.feed = feed
         self.now = now

@@ -13,7 +13,6 @@ public struct InfluencerProfile: Sendable, Equatable {
     /// Posts of the influencer.
     public let postCount: Int
 
-    /// Creates the value.
     public init(summary: InfluencerSummary, biography: String?, followersCount: Int, category: CategoryID?, postCount: Int) {
         self.summary = summary
         self.biography = biography
@@ -37,7 +36,6 @@ public struct Influencers: Sendable {
     private let influencers: any InfluencerRepository
     private let feed: BrowseFeed
 
-    /// Creates the use cases.
     public init(influencers: any InfluencerRepository, feed: BrowseFeed) {
         self.influencers = influencers
         self.feed = feed

@@ -4,7 +4,6 @@ import Foundation
 public struct PostID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The database id.
     public let rawValue: Int
-    /// Wraps an id.
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// The id as text.
     public var description: String { String(rawValue) }
@@ -14,7 +13,6 @@ public struct PostID: RawRepresentable, Sendable, Hashable, CustomStringConverti
 public struct InfluencerID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The database id.
     public let rawValue: Int
-    /// Wraps an id.
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// The id as text.
     public var description: String { String(rawValue) }
@@ -33,7 +31,6 @@ public struct InfluencerSummary: Sendable, Equatable {
     /// Link in the profile.
     public let externalURL: String?
 
-    /// Creates the summary.
     public init(id: InfluencerID, username: String, fullName: String?, profilePicURL: String?, externalURL: String?) {
         self.id = id
         self.username = username
@@ -68,7 +65,6 @@ public struct Post: Sendable, Equatable {
     public let productName: String
     /// Price in won, when known.
     public let price: Int?
-    /// The category.
     public let category: Category
     /// Image URL.
     public let displayURL: String?
@@ -89,7 +85,6 @@ public struct Post: Sendable, Equatable {
     /// Whether the viewer likes the post.
     public let isLiked: Bool
 
-    /// Creates a post value.
     public init(id: PostID, productName: String, price: Int?, category: Category, displayURL: String?, groupBuyingURL: String?,
                 groupBuyingStart: Date, groupBuyingEnd: Date, likesCount: Int, postedAt: Date, submittedBy: UserID?,
                 influencer: InfluencerSummary, isLiked: Bool) {
@@ -117,7 +112,6 @@ public struct NewPost: Sendable, Equatable {
     public var productName: String
     /// Price in won, when known.
     public var price: Int?
-    /// The category.
     public var category: CategoryID
     /// When the buying window opens.
     public var groupBuyingStart: Date
@@ -128,7 +122,6 @@ public struct NewPost: Sendable, Equatable {
     /// Where to buy.
     public var groupBuyingURL: String?
 
-    /// Creates the value.
     public init(influencerID: InfluencerID, productName: String, price: Int?, category: CategoryID, groupBuyingStart: Date,
                 groupBuyingEnd: Date, displayURL: String?, groupBuyingURL: String?) {
         self.influencerID = influencerID
@@ -148,7 +141,6 @@ public struct PostChanges: Sendable, Equatable {
     public var productName: String?
     /// Price in won, when known.
     public var price: Int?
-    /// The category.
     public var category: CategoryID?
     /// When the buying window opens.
     public var groupBuyingStart: Date?
@@ -159,7 +151,6 @@ public struct PostChanges: Sendable, Equatable {
     /// Where to buy.
     public var groupBuyingURL: String?
 
-    /// No changes.
     public init() {}
 
     /// Whether nothing would change.
@@ -173,7 +164,6 @@ public struct Page<Item: Sendable>: Sendable {
     /// How many items match in all.
     public let total: Int
 
-    /// Creates a page.
     public init(items: [Item], total: Int) {
         self.items = items
         self.total = total

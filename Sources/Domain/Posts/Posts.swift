@@ -7,7 +7,6 @@ public struct Posts: Sendable {
     private let likes: any LikeRepository
     private let now: @Sendable () -> Date
 
-    /// Creates the use cases.
     public init(posts: any PostRepository, likes: any LikeRepository, now: @escaping @Sendable () -> Date) {
         self.posts = posts
         self.likes = likes
