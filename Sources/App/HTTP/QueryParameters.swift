@@ -78,7 +78,7 @@ enum WireDate {
     /// Appends `2026-12-01T10:00:00+09:00` (`2026-12-01T01:00:00Z` with `koreaOffset:
     /// false`) to `bytes`: JSON writes dates in place.
     static func append(_ date: Date, koreaOffset: Bool = true, to bytes: inout [UInt8]) {
-        var seconds = Int(date.timeIntervalSince1970.rounded(.down)) + (koreaOffset ? 9 * 3600 : 0)
+        var seconds = Int(date.timeIntervalSince1970.rounded(.down)) + (koreaOffset ? Int(KoreaDay.utcOffset) : 0)
         let days = CivilDate.floorDivide(seconds, 86_400)
         seconds -= days * 86_400
         CivilDate.appendISODate(days: days, to: &bytes)

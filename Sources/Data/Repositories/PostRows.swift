@@ -16,21 +16,35 @@ enum PostRows {
         """
     }
 
+    /// The positions of ``columns(viewer:)``, in order.
+    enum Column: Int, CaseIterable {
+        case id, productName, price, categoryID, categoryName, displayURL, groupBuyingURL
+        case groupBuyingStart, groupBuyingEnd, likesCount, postedAt, submittedBy
+        case influencerID, username, fullName, profilePicURL, externalURL
+        case isLiked
+    }
+
+    /// How many columns ``columns(viewer:)`` selects.
+    static let count = Column.allCases.count
+
     static let joins = "FROM posts p JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id"
 
     /// The post in `row`, whose ``columns(viewer:)`` start at column `first`.
     static func decode(_ row: PostgresRow, from first: Int) throws -> Post {
-        Post(
-            id: PostID(rawValue: try row.decode(first)), productName: try row.decode(first + 1), price: try row.decode(first + 2),
-            category: Category(id: CategoryID(rawValue: try row.decode(first + 3)), name: try row.decode(first + 4)),
-            displayURL: try row.decode(first + 5), groupBuyingURL: try row.decode(first + 6),
-            groupBuyingStart: try row.decode(first + 7), groupBuyingEnd: try row.decode(first + 8),
-            likesCount: try row.decode(first + 9), postedAt: try row.decode(first + 10),
-            submittedBy: (try row.decode(first + 11, as: UUID?.self)).map(UserID.init(rawValue:)),
-            influencer: InfluencerSummary(id: InfluencerID(rawValue: try row.decode(first + 12)), username: try row.decode(first + 13),
-                                          fullName: try row.decode(first + 14), profilePicURL: try row.decode(first + 15),
-                                          externalURL: try row.decode(first + 16)),
-            isLiked: try row.decode(first + 17))
+        func column<T: PostgresDecodable>(_ column: Column, as type: T.Type = T.self) throws -> T {
+            try row.decode(first + column.rawValue)
+        }
+        return Post(
+            id: PostID(rawValue: try column(.id)), productName: try column(.productName), price: try column(.price),
+            category: Category(id: CategoryID(rawValue: try column(.categoryID)), name: try column(.categoryName)),
+            displayURL: try column(.displayURL), groupBuyingURL: try column(.groupBuyingURL),
+            groupBuyingStart: try column(.groupBuyingStart), groupBuyingEnd: try column(.groupBuyingEnd),
+            likesCount: try column(.likesCount), postedAt: try column(.postedAt),
+            submittedBy: (try column(.submittedBy, as: UUID?.self)).map(UserID.init(rawValue:)),
+            influencer: InfluencerSummary(id: InfluencerID(rawValue: try column(.influencerID)), username: try column(.username),
+                                          fullName: try column(.fullName), profilePicURL: try column(.profilePicURL),
+                                          externalURL: try column(.externalURL)),
+            isLiked: try column(.isLiked))
     }
 
     /// The post in `row`, whose ``columns(viewer:)`` come first.

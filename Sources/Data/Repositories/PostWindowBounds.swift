@@ -34,7 +34,7 @@ struct PostWindowBounds {
         }
         switch query.status {
         case .upcoming: earliest = now
-        case .ongoing: start(atMost: now); end(atLeast: now.addingTimeInterval(86_400))
+        case .ongoing: start(atMost: now); end(atLeast: now.addingTimeInterval(PostStatus.closingSoonWindow))
         case .closingSoon: start(atMost: now); end(atLeast: now)
         case .closed: start(atMost: now)  // it ended before now, and started no later
         case nil: break

@@ -21,10 +21,10 @@ extension PostgresFeedRepository {
             case .upcoming:
                 sql.where("p.group_buying_start > \(sql.bind(now))")
             case .ongoing:
-                sql.where("p.group_buying_start <= \(sql.bind(now)) AND p.group_buying_end >= \(sql.bind(now.addingTimeInterval(86_400)))")
+                sql.where("p.group_buying_start <= \(sql.bind(now)) AND p.group_buying_end >= \(sql.bind(now.addingTimeInterval(PostStatus.closingSoonWindow)))")
             case .closingSoon:
                 let instant = sql.bind(now)
-                sql.where("p.group_buying_start <= \(instant) AND p.group_buying_end >= \(instant) AND p.group_buying_end < \(sql.bind(now.addingTimeInterval(86_400)))")
+                sql.where("p.group_buying_start <= \(instant) AND p.group_buying_end >= \(instant) AND p.group_buying_end < \(sql.bind(now.addingTimeInterval(PostStatus.closingSoonWindow)))")
             case .closed:
                 sql.where("p.group_buying_end < \(sql.bind(now))")
             }

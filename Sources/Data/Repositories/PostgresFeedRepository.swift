@@ -126,8 +126,8 @@ public final class PostgresFeedRepository: FeedRepository {
         var total = 0
         var items: [Post] = []
         for row in rows {
-            total = try row.decode(0)
-            if try row.decode(1, as: Int?.self) != nil { items.append(try PostRows.decode(row, from: 1)) }
+            total = try row.decode(PageRow.total)
+            if try row.decode(PageRow.post, as: Int?.self) != nil { items.append(try PostRows.decode(row, from: PageRow.post)) }
         }
         return FeedPage(items: items, total: total, hasMore: (query.page - 1) * query.limit + items.count < total, nextCursor: nil)
     }
@@ -180,7 +180,7 @@ public final class PostgresFeedRepository: FeedRepository {
         if let walk = plan?.walkIfMany {
             // The matches were read up to the bound. A page after a cursor can be empty
             // though more match beyond the ones read: then they are counted up to the bound.
-            let found = try rows.first?.decode(0, as: Int.self) ?? Self.searchCount(matches, bound: bound, connection)
+            let found = try rows.first?.decode(PageRow.total, as: Int.self) ?? Self.searchCount(matches, bound: bound, connection)
             if rows.isEmpty && found <= bound { counted = found }
             if found > bound {
                 // More than `bound` match: walk after all.
@@ -195,13 +195,13 @@ public final class PostgresFeedRepository: FeedRepository {
             plan?.read = .matched(limit: nil)
             rows = try read(plan?.read)
         }
-        let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: 1) }
+        let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: PageRow.post) }
         var count: Int
         if let counted = plan?.count {
             count = counted
             bounded = true
         } else if let first = rows.first {
-            count = try first.decode(0)
+            count = try first.decode(PageRow.total)
         } else if plan != nil {
             // An empty page (past the end) carries no row to read the total from.
             count = try counted ?? Self.searchCount(matches, bound: nil, connection)
@@ -225,8 +225,16 @@ public final class PostgresFeedRepository: FeedRepository {
         }
         var next: FeedCursor?
         if query.sort != .default, rows.count > query.limit, let last = rows.prefix(query.limit).last {
-            next = FeedCursor(sort: query.sort, key: try last.decode(19), id: try last.decode(1))
+            next = FeedCursor(sort: query.sort, key: try last.decode(PageRow.sortKey), id: try last.decode(PageRow.post))
         }
         return FeedPage(items: items, total: count, totalIsExact: exact, hasMore: rows.count > query.limit, nextCursor: next)
     }
+}
+
+/// The columns of a feed page's rows: the total, the post's ``PostRows`` columns, and the
+/// sort key (for `next_cursor`), in that order in every page statement.
+enum PageRow {
+    static let total = 0
+    static let post = 1
+    static let sortKey = post + PostRows.count
 }

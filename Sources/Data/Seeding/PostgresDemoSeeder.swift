@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// A deterministic dataset for trying the app: influencers with Korean names, posts whose
@@ -72,7 +73,7 @@ public struct PostgresDemoSeeder: Sendable {
     private static func posts(_ random: inout SeededRandom, now: Date, _ connection: PostgresConnection) throws -> (Int, Int) {
         try connection.execute(script: "CREATE TEMP TABLE demo_posts (username text, name text, price integer, category text, starts timestamptz, ends timestamptz) ON COMMIT DROP")
         // Windows are placed on whole Korea days relative to today, so a same-day rerun matches.
-        let koreaMidnight = ((now.timeIntervalSince1970 + 9 * 3600) / 86_400).rounded(.down) * 86_400 - 9 * 3600
+        let koreaMidnight = KoreaDay(containing: now).start.timeIntervalSince1970
         var index = 0
         try connection.copy(into: "demo_posts", columns: ["username", "name", "price", "category", "starts", "ends"]) {
             guard index < postCount else { return nil }

@@ -5,12 +5,13 @@ public struct KoreaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// Seconds since 1970 of the day's midnight in Korea.
     public let start: Date
 
-    private static let offset: TimeInterval = 9 * 3600
+    /// Korea's offset from UTC (no daylight saving): the one definition.
+    public static let utcOffset: TimeInterval = 9 * 3600
 
     /// The Korea day containing `instant`.
     public init(containing instant: Date) {
-        let local = instant.timeIntervalSince1970 + Self.offset
-        start = Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - Self.offset)
+        let local = instant.timeIntervalSince1970 + Self.utcOffset
+        start = Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - Self.utcOffset)
     }
 
     /// Parses `YYYY-MM-DD`.
@@ -20,7 +21,7 @@ public struct KoreaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
               let year = Self.number(bytes[0..<4]), let month = Self.number(bytes[5..<7]), let day = Self.number(bytes[8..<10]),
               CivilDate.isValid(year: year, month: month, day: day)
         else { return nil }
-        start = Date(timeIntervalSince1970: TimeInterval(CivilDate.days(year: year, month: month, day: day) * 86_400) - Self.offset)
+        start = Date(timeIntervalSince1970: TimeInterval(CivilDate.days(year: year, month: month, day: day) * 86_400) - Self.utcOffset)
     }
 
     private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
@@ -43,7 +44,7 @@ public struct KoreaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     public var description: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(10)
-        CivilDate.appendISODate(days: Int(((start.timeIntervalSince1970 + Self.offset) / 86_400).rounded(.down)), to: &bytes)
+        CivilDate.appendISODate(days: Int(((start.timeIntervalSince1970 + Self.utcOffset) / 86_400).rounded(.down)), to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 

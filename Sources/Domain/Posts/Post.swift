@@ -51,9 +51,19 @@ public enum PostStatus: String, Sendable, CaseIterable {
     /// The window has ended.
     case closed
 
+    /// How close to its end an open window is closing soon: the one definition, which the
+    /// database's status filters use too.
+    public static let closingSoonWindow: TimeInterval = 86_400
+
     /// The status of the window `start...end` at `now`.
     public init(start: Date, end: Date, now: Date) {
-        if now < start { self = .upcoming } else if now > end { self = .closed } else if end.timeIntervalSince(now) < 86_400 { self = .closingSoon } else { self = .ongoing }
+        if now < start {
+            self = .upcoming
+        } else if now > end {
+            self = .closed
+        } else {
+            self = end.timeIntervalSince(now) < Self.closingSoonWindow ? .closingSoon : .ongoing
+        }
     }
 }
 
