@@ -21,6 +21,8 @@ public enum Application {
         public var refreshTokens: any RefreshTokenFactory
         /// Google / Apple ID-token verification.
         public var idTokens: any IDTokenVerifier
+        /// The server's own access tokens.
+        public var accessTokens: any AccessTokens
         public var posts: any PostRepository
         public var likes: any LikeRepository
         public var feed: any FeedRepository
@@ -41,6 +43,7 @@ public enum Application {
                 passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers()),
                 refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
                 idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
+                accessTokens: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
                 posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),
                 influencers: PostgresInfluencerRepository(pool: pool),
                 revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger),
@@ -53,7 +56,7 @@ public enum Application {
         let deps = dependencies
         let health = HealthController(readiness: deps.readiness, logger: logger)
         let authenticator = Authenticator(
-            codec: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
+            codec: deps.accessTokens,
             revocations: deps.revocations, now: deps.now)
         let limits = AuthRateLimits(settings: auth, now: deps.now)
         let authentication = Authentication(

@@ -1,4 +1,3 @@
-import Data
 import Domain
 import Foundation
 import Synchronization
@@ -9,12 +8,12 @@ import Synchronization
 /// and the keys, so the outcome for a token seen before is remembered (a bounded map,
 /// cleared when full). Expiry and revocation are checked on every request.
 public struct Authenticator: Sendable {
-    private let codec: AccessTokenCodec
+    private let codec: any AccessTokens
     private let revocations: SessionRevocations
     private let now: @Sendable () -> Date
     private let remembered = AuthenticatedTokens(capacity: 10_000)
 
-    public init(codec: AccessTokenCodec, revocations: SessionRevocations, now: @escaping @Sendable () -> Date) {
+    public init(codec: any AccessTokens, revocations: SessionRevocations, now: @escaping @Sendable () -> Date) {
         self.codec = codec
         self.revocations = revocations
         self.now = now
@@ -54,7 +53,7 @@ public struct Authenticator: Sendable {
         return entry.principal
     }
 
-    private static func authenticate(_ token: String, codec: AccessTokenCodec) throws -> AuthenticatedTokens.Entry {
+    private static func authenticate(_ token: String, codec: any AccessTokens) throws -> AuthenticatedTokens.Entry {
         let claims: AccessTokenClaims
         do {
             claims = try codec.authenticate(token)

@@ -1,40 +1,5 @@
+import Domain
 import Foundation
-
-/// The claims of an access token.
-public struct AccessTokenClaims: Codable, Sendable, Equatable {
-    /// Issuer.
-    public var iss: String
-    /// Audience.
-    public var aud: String
-    /// The user id.
-    public var sub: String
-    /// The session id.
-    public var sid: String
-    /// `user` or `admin`.
-    public var role: String
-    /// Whether the user was anonymous at issue time.
-    public var isAnonymous: Bool
-    /// Issued at (seconds since 1970).
-    public var iat: Int
-    /// Expires at (seconds since 1970).
-    public var exp: Int
-
-    enum CodingKeys: String, CodingKey {
-        case iss, aud, sub, sid, role, iat, exp
-        case isAnonymous = "is_anonymous"
-    }
-
-    public init(iss: String, aud: String, sub: String, sid: String, role: String, isAnonymous: Bool, iat: Int, exp: Int) {
-        self.iss = iss
-        self.aud = aud
-        self.sub = sub
-        self.sid = sid
-        self.role = role
-        self.isAnonymous = isAnonymous
-        self.iat = iat
-        self.exp = exp
-    }
-}
 
 /// An HMAC key with its `kid`.
 public struct SigningKey: Sendable {
@@ -49,30 +14,10 @@ public struct SigningKey: Sendable {
     }
 }
 
-/// Why a token was refused.
-public enum TokenVerificationError: Error, Sendable, Equatable {
-    /// Not three base64url parts of JSON.
-    case malformed
-    /// `alg` is not HS256 (including `none`).
-    case algorithmNotAllowed(String)
-    /// `kid` names no configured key.
-    case unknownKey
-    /// The signature does not match.
-    case badSignature
-    /// `exp` has passed.
-    case expired
-    /// `iat` lies in the future beyond the allowed skew.
-    case notYetValid
-    /// `iss` is not ours.
-    case wrongIssuer
-    /// `aud` is not ours.
-    case wrongAudience
-}
-
 /// Signs and verifies HS256 access tokens. Signs with the first key and accepts any
 /// configured key, so keys can rotate: add the new key first, keep the old one until the
 /// last token it signed has expired, then drop it.
-public struct AccessTokenCodec: Sendable {
+public struct AccessTokenCodec: AccessTokens {
     private let keys: [SigningKey]
     /// The `iss` this server writes and requires.
     public let issuer: String
