@@ -24,21 +24,24 @@ let package = Package(
         .target(name: "Domain", swiftSettings: swiftSettings),
         // PostgreSQL (libpq), migrations, the embedded cluster, crypto (OpenSSL).
         .target(name: "Data", dependencies: ["Domain", "CLibPQ", "COpenSSL"], swiftSettings: swiftSettings),
-        // HTTP transport (libmicrohttpd), routing, handlers, configuration, composition root.
+        // HTTP transport (libmicrohttpd), routing, handlers, auth middleware: speaks to Domain.
         .target(name: "App", dependencies: ["Domain", "Data", "CMicroHTTPD"], swiftSettings: swiftSettings),
-        // Thin entry point: parses the subcommand and hands over to App.
-        .executableTarget(name: "market09", dependencies: ["App"], swiftSettings: swiftSettings),
+        // The composition root: configuration, the CLI commands, Data's implementations
+        // wired into App, and serve's lifecycle.
+        .target(name: "Server", dependencies: ["Domain", "Data", "App"], swiftSettings: swiftSettings),
+        // Thin entry point: parses the subcommand and hands over to Server.
+        .executableTarget(name: "market09", dependencies: ["Server"], swiftSettings: swiftSettings),
 
         // The Swift client of the API (Foundation and FoundationNetworking only): token
         // storage, refresh with single flight, and the app's launch-time auth check.
         .target(name: "Market09Client", swiftSettings: swiftSettings),
 
         // Fixtures, in-memory repositories, throwaway PostgreSQL databases, a raw HTTP client.
-        .target(name: "TestSupport", dependencies: ["Domain", "Data", "App"], swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["Domain", "Data", "App", "Server"], swiftSettings: swiftSettings),
 
         .testTarget(name: "DomainTests", dependencies: ["Domain", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DataTests", dependencies: ["Data", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "AppTests", dependencies: ["App", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AppTests", dependencies: ["App", "Server", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "App", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

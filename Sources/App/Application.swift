@@ -1,4 +1,3 @@
-import Data
 import Domain
 import Foundation
 
@@ -34,20 +33,28 @@ public enum Application {
         /// Identifier source.
         public var newID: @Sendable () -> UUID
 
-        /// Everything backed by one PostgreSQL pool, OpenSSL and the system clock.
-        public static func live(pool: PostgresPool, auth: AuthSettings, logger: Logger) -> Dependencies {
-            let now: @Sendable () -> Date = { Date() }
-            return Dependencies(
-                categories: PostgresCategoryRepository(pool: pool), readiness: pool,
-                users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool),
-                passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers()),
-                refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
-                idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
-                accessTokens: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
-                posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),
-                influencers: PostgresInfluencerRepository(pool: pool),
-                revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger),
-                now: now, newID: { UUID() })
+        public init(
+            categories: any CategoryRepository, readiness: any ReadinessProbe, users: any UserRepository,
+            sessions: any SessionRepository, passwords: any PasswordHasher, refreshTokens: any RefreshTokenFactory,
+            idTokens: any IDTokenVerifier, accessTokens: any AccessTokens, posts: any PostRepository, likes: any LikeRepository,
+            feed: any FeedRepository, influencers: any InfluencerRepository, revocations: SessionRevocations,
+            now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID
+        ) {
+            self.categories = categories
+            self.readiness = readiness
+            self.users = users
+            self.sessions = sessions
+            self.passwords = passwords
+            self.refreshTokens = refreshTokens
+            self.idTokens = idTokens
+            self.accessTokens = accessTokens
+            self.posts = posts
+            self.likes = likes
+            self.feed = feed
+            self.influencers = influencers
+            self.revocations = revocations
+            self.now = now
+            self.newID = newID
         }
     }
 

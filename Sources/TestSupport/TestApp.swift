@@ -1,4 +1,5 @@
 import App
+import Server
 import Data
 import Domain
 import Foundation

@@ -1,4 +1,5 @@
 @testable import App
+@testable import Server
 import Domain
 import Foundation
 import Testing

@@ -2,18 +2,18 @@ import Domain
 import Foundation
 
 /// The rate limiters of the auth endpoints, shared by every request of an instance.
-struct AuthRateLimits: Sendable {
+public struct AuthRateLimits: Sendable {
     /// Anonymous sign-ups per client address.
     let anonymousSignUps: RateLimiter
     /// Token, sign-up and upgrade calls per client address.
     let tokenRequests: RateLimiter
     /// The budgets every password check draws from (per email and per address).
-    let passwordAttempts: PasswordAttemptBudgets
+    public let passwordAttempts: PasswordAttemptBudgets
     /// How a request's client address is found.
     let clientAddress: ClientAddress
 
     /// Creates the limiters from `settings`.
-    init(settings: AuthSettings, now: @escaping @Sendable () -> Date) {
+    public init(settings: AuthSettings, now: @escaping @Sendable () -> Date) {
         anonymousSignUps = RateLimiter(settings.anonymousSignUps, now: now)
         tokenRequests = RateLimiter(settings.tokenRequests, now: now)
         passwordAttempts = PasswordAttemptBudgets(
@@ -25,11 +25,11 @@ struct AuthRateLimits: Sendable {
 
 /// Failed-password budgets in this instance's memory: a check takes one event from the
 /// email's limiter and one from the client's, and gives both back when it did not fail.
-struct PasswordAttemptBudgets: PasswordAttemptLimiter {
+public struct PasswordAttemptBudgets: PasswordAttemptLimiter {
     let perEmail: RateLimiter
     let perClient: RateLimiter
 
-    func reserve(email: String, client: String) throws {
+    public func reserve(email: String, client: String) throws {
         try perEmail.record(email)
         do {
             try perClient.record(client)
@@ -39,7 +39,7 @@ struct PasswordAttemptBudgets: PasswordAttemptLimiter {
         }
     }
 
-    func release(email: String, client: String) {
+    public func release(email: String, client: String) {
         perEmail.refund(email)
         perClient.refund(client)
     }

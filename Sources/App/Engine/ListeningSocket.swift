@@ -3,7 +3,7 @@ import Foundation
 /// Creates the listening TCP socket that libmicrohttpd accepts on. Owning the socket
 /// lets the server learn the bound port (for `PORT=0`) without C-variadic calls, and close
 /// it itself when it stops accepting.
-enum ListeningSocket {
+public enum ListeningSocket {
     /// Why binding failed, as one line.
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -78,7 +78,7 @@ enum ListeningSocket {
 
 extension ListeningSocket {
     /// Whether `host` is an IPv4 or IPv6 literal ``bind(host:port:backlog:)`` accepts.
-    static func isAddress(_ host: String) -> Bool {
+    public static func isAddress(_ host: String) -> Bool {
         var ipv4 = in_addr()
         var ipv6 = in6_addr()
         return inet_pton(AF_INET, host, &ipv4) == 1 || inet_pton(AF_INET6, host, &ipv6) == 1

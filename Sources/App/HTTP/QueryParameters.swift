@@ -74,7 +74,7 @@ struct PageWindow {
 
 /// Dates on the wire: ISO 8601 to the second with the Korea offset on output (`Z` for
 /// account timestamps); any offset (or `Z`) on input, with or without fractional seconds.
-enum WireDate {
+public enum WireDate {
     /// Appends `2026-12-01T10:00:00+09:00` (`2026-12-01T01:00:00Z` with `koreaOffset:
     /// false`) to `bytes`: JSON writes dates in place.
     static func append(_ date: Date, koreaOffset: Bool = true, to bytes: inout [UInt8]) {
@@ -111,7 +111,7 @@ enum WireDate {
     }
 
     /// Parses input; 400 naming `field` when it is not ISO 8601 with an offset.
-    static func parse(_ text: String, field: String) throws -> Date {
+    public static func parse(_ text: String, field: String) throws -> Date {
         if let date = try? Date(text, strategy: .iso8601) { return date }
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
         throw APIError.invalidBody("\(field) must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T10:00:00+09:00", field: field)

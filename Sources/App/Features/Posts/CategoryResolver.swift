@@ -3,16 +3,16 @@ import Synchronization
 
 /// Resolves a category given by ASCII id or Korean name. Categories change only with a
 /// migration, so they are read once per process.
-final class CategoryResolver: Sendable {
+public final class CategoryResolver: Sendable {
     private let categories: any CategoryRepository
     private let cache = Mutex<[Category]?>(nil)
 
-    init(categories: any CategoryRepository) {
+    public init(categories: any CategoryRepository) {
         self.categories = categories
     }
 
     /// The category `text` names, or 400 naming `field`.
-    func resolve(_ text: String, field: String = "category") async throws -> CategoryID {
+    public func resolve(_ text: String, field: String = "category") async throws -> CategoryID {
         let all: [Category]
         if let cached = cache.withLock({ $0 }) {
             all = cached

@@ -1,3 +1,4 @@
+import App
 /// A wrong command line: exit code 2 and one line.
 struct UsageError: Error, CustomStringConvertible {
     let description: String

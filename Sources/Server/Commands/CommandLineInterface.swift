@@ -1,3 +1,4 @@
+import App
 import Foundation
 
 /// `market09 <command>`: parses the subcommand and runs it. Exit codes: 0 success,

@@ -1,3 +1,4 @@
+import App
 import Data
 import Domain
 import Foundation
@@ -76,13 +77,11 @@ enum ImportCommand {
     }
 
     private static func writeRejects(_ rejects: [(line: Int, reason: String)], to path: String) async throws {
-        let body = rejects.map { reject -> String in
-            var json = JSONWriter()
-            json.object { json in
-                json.field("line", reject.line)
-                json.field("reason", reject.reason)
-            }
-            return String(decoding: json.bytes, as: UTF8.self) + "\n"
+        // One JSON object a line, keys in order: {"line":3,"reason":"..."}.
+        let body = try rejects.map { reject -> String in
+            let object: [String: Any] = ["line": reject.line, "reason": reject.reason]
+            let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            return String(decoding: json, as: UTF8.self) + "\n"
         }.joined()
         try await BlockingWork.run(name: "import-rejects") {
             if body.isEmpty {

@@ -1,3 +1,4 @@
+import App
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import App
 /// The shape of everything `serve` runs beside the request path — the database, the pool,
 /// the background jobs, the HTTP engine: started once, stopped once (stopping waits for
 /// work in progress).

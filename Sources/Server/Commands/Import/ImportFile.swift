@@ -1,3 +1,4 @@
+import App
 import Foundation
 
 /// One record of an import file: its line number and its fields as text (JSON numbers
