@@ -46,10 +46,10 @@ extension PostgresFeedRepository {
         let category = query.category.map { " AND category_id = \(sql.bind($0.rawValue))" } ?? ""
         let all = "(SELECT COALESCE(sum(post_count), 0)::int FROM category_post_counts WHERE true\(category))"
         func openNow(_ sql: inout FeedSQL) -> String {
-            // Open now = open at midnight (counter) − closed since midnight (a small range).
+            // Migration 0016: open at midnight (counter) − closed since midnight.
             """
-            ((SELECT COALESCE(sum(open_count), 0) FROM feed_open_counts WHERE day = \(sql.bind(day.description))::date\(category))::int
-             - (SELECT count(*) FROM posts WHERE group_buying_end >= \(sql.bind(day.start)) AND group_buying_end < \(sql.bind(now))\(category))::int)
+            (SELECT COALESCE(sum(open_count), 0)::int
+             FROM open_post_counts(\(sql.bind(day.description))::date, \(sql.bind(day.start)), \(sql.bind(now))) WHERE true\(category))
             """
         }
         if closed {

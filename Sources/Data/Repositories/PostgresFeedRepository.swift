@@ -56,14 +56,12 @@ public final class PostgresFeedRepository: FeedRepository {
 
     public func categoryCounts(day: KoreaDay, now: Date) async throws -> [CategoryCount] {
         try await pool.withConnection { connection in
-            // Open now = open at midnight (counter) − closed since midnight (a small range).
+            // Open now: migration 0016.
             try connection.query("""
-                SELECT c.id, c.name, cc.post_count, COALESCE(f.open_count, 0) - COALESCE(x.closed, 0)
+                SELECT c.id, c.name, cc.post_count, o.open_count
                 FROM categories c
                 JOIN category_post_counts cc ON cc.category_id = c.id
-                LEFT JOIN feed_open_counts f ON f.day = $1::date AND f.category_id = c.id
-                LEFT JOIN (SELECT category_id, count(*) AS closed FROM posts
-                           WHERE group_buying_end >= $2 AND group_buying_end < $3 GROUP BY category_id) x ON x.category_id = c.id
+                JOIN open_post_counts($1::date, $2, $3) o ON o.category_id = c.id
                 ORDER BY c.sort_order
                 """, [day.description, day.start, now]).map { row in
                 CategoryCount(category: Category(id: CategoryID(rawValue: try row.decode(0)), name: try row.decode(1)),
