@@ -51,12 +51,20 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
         }
     }
 
+    /// The positions of ``columns``, in order.
+    private enum Column: Int {
+        case id, username, fullName, profilePicURL, externalURL, biography, followersCount, category, postCount
+    }
+
     private static func decode(_ row: PostgresRow, from first: Int) throws -> InfluencerProfile {
-        InfluencerProfile(
-            summary: InfluencerSummary(id: InfluencerID(rawValue: try row.decode(first)), username: try row.decode(first + 1),
-                                       fullName: try row.decode(first + 2), profilePicURL: try row.decode(first + 3),
-                                       externalURL: try row.decode(first + 4)),
-            biography: try row.decode(first + 5), followersCount: try row.decode(first + 6),
-            category: (try row.decode(first + 7, as: String?.self)).map(CategoryID.init(rawValue:)), postCount: try row.decode(first + 8))
+        func column<T: PostgresDecodable>(_ column: Column, as type: T.Type = T.self) throws -> T {
+            try row.decode(first + column.rawValue)
+        }
+        return InfluencerProfile(
+            summary: InfluencerSummary(id: InfluencerID(rawValue: try column(.id)), username: try column(.username),
+                                       fullName: try column(.fullName), profilePicURL: try column(.profilePicURL),
+                                       externalURL: try column(.externalURL)),
+            biography: try column(.biography), followersCount: try column(.followersCount),
+            category: (try column(.category, as: String?.self)).map(CategoryID.init(rawValue:)), postCount: try column(.postCount))
     }
 }
