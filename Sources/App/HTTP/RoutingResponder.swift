@@ -40,6 +40,7 @@ public struct RoutingResponder: HTTPResponder {
                         } catch {
                             response = errors.response(for: error, request: request)
                         }
+                        EntityTag.apply(&response, for: request)
                         cors.decorate(&response, for: request)
                         return response
                     }
