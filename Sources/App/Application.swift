@@ -26,6 +26,8 @@ public enum Application {
         public var likes: any LikeRepository
         public var feed: any FeedRepository
         public var influencers: any InfluencerRepository
+        /// `Idempotency-Key`s of retried writes.
+        public var idempotency: any IdempotencyStore
         /// Recently revoked sessions.
         public var revocations: SessionRevocations
         /// The clock.
@@ -37,7 +39,8 @@ public enum Application {
             categories: any CategoryRepository, readiness: any ReadinessProbe, users: any UserRepository,
             sessions: any SessionRepository, passwords: any PasswordHasher, refreshTokens: any RefreshTokenFactory,
             idTokens: any IDTokenVerifier, accessTokens: any AccessTokens, posts: any PostRepository, likes: any LikeRepository,
-            feed: any FeedRepository, influencers: any InfluencerRepository, revocations: SessionRevocations,
+            feed: any FeedRepository, influencers: any InfluencerRepository, idempotency: any IdempotencyStore,
+            revocations: SessionRevocations,
             now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID
         ) {
             self.categories = categories
@@ -52,6 +55,7 @@ public enum Application {
             self.likes = likes
             self.feed = feed
             self.influencers = influencers
+            self.idempotency = idempotency
             self.revocations = revocations
             self.now = now
             self.newID = newID
@@ -75,7 +79,8 @@ public enum Application {
         let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), posts: posts, authenticator: authenticator,
                               revocations: deps.revocations, now: deps.now)
         let resolver = CategoryResolver(categories: deps.categories)
-        let postsController = PostsController(posts: posts, authenticator: authenticator, categories: resolver, now: deps.now)
+        let postsController = PostsController(posts: posts, authenticator: authenticator, categories: resolver, now: deps.now,
+                                              idempotent: IdempotentRequests(store: deps.idempotency, now: deps.now))
         let browse = BrowseFeed(feed: deps.feed, now: deps.now)
         let feed = FeedController(feed: browse, authenticator: authenticator, categories: resolver, now: deps.now)
         let influencers = InfluencersController(

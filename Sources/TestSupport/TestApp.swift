@@ -53,7 +53,8 @@ public struct TestApp: Sendable {
         if let token { fields.add("Authorization", "Bearer \(token)") }
         var body = Data()
         if let json {
-            body = try JSONSerialization.data(withJSONObject: json)
+            // Sorted keys: the same dictionary is the same bytes on every send (a retry is).
+            body = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
             fields.add("Content-Type", "application/json")
         }
         // Split and decode the query string as the transport does.

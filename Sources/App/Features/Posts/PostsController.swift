@@ -7,6 +7,7 @@ struct PostsController: Sendable {
     let authenticator: Authenticator
     let categories: CategoryResolver
     let now: @Sendable () -> Date
+    let idempotent: IdempotentRequests
 
     var routes: [Route] {
         let authenticated = AuthenticatedRoutes(authenticator: authenticator)
@@ -21,14 +22,16 @@ struct PostsController: Sendable {
                 .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now()))
             },
             authenticated.permanent("POST", "/posts") { request, user in
-                let body = try request.decodeBody(CreatePostRequest.self)
-                let post = NewPost(
-                    influencerID: InfluencerID(rawValue: body.influencerID), productName: body.productName, price: body.price,
-                    category: try await categories.resolve(body.category),
-                    groupBuyingStart: try WireDate.parse(body.groupBuyingStart, field: "group_buying_start"),
-                    groupBuyingEnd: try WireDate.parse(body.groupBuyingEnd, field: "group_buying_end"),
-                    displayURL: body.displayURL, groupBuyingURL: body.groupBuyingURL)
-                return .json(PostResponse(post: try await posts.create(post, by: user), now: now()), status: 201)
+                try await idempotent.run(request, user: user.userID) {
+                    let body = try request.decodeBody(CreatePostRequest.self)
+                    let post = NewPost(
+                        influencerID: InfluencerID(rawValue: body.influencerID), productName: body.productName, price: body.price,
+                        category: try await categories.resolve(body.category),
+                        groupBuyingStart: try WireDate.parse(body.groupBuyingStart, field: "group_buying_start"),
+                        groupBuyingEnd: try WireDate.parse(body.groupBuyingEnd, field: "group_buying_end"),
+                        displayURL: body.displayURL, groupBuyingURL: body.groupBuyingURL)
+                    return .json(PostResponse(post: try await posts.create(post, by: user), now: now()), status: 201)
+                }
             },
             authenticated.permanent("PATCH", "/posts/{id}") { request, user in
                 let id = PostID(rawValue: try request.pathID())

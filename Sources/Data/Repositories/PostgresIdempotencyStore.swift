@@ -1,0 +1,59 @@
+import Domain
+import Foundation
+
+/// ``IdempotencyStore`` over `idempotency_keys` (migration 0017).
+public struct PostgresIdempotencyStore: IdempotencyStore {
+    private let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// How long a key holds.
+    public static let lifetime: TimeInterval = 86_400
+    /// After this long without an answer a claim is taken for abandoned (every request
+    /// ends within the statement timeout and the shutdown grace, well under it).
+    static let abandonedAfter: TimeInterval = 60
+
+    public func claim(user: UserID, key: String, request: IdempotentRequest, now: Date) async throws -> IdempotencyClaim {
+        // The request as bytes: method, path and body, hashed by PostgreSQL (32 bytes stored).
+        let fingerprint = PostgresBytes(Array("\(request.method) \(request.path)\n".utf8) + Array(request.body))
+        return try await pool.transaction { connection in
+            try connection.execute("""
+                DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2
+                  AND (created_at < $3 OR (status IS NULL AND created_at < $4))
+                """, [user.rawValue, key, now.addingTimeInterval(-Self.lifetime), now.addingTimeInterval(-Self.abandonedAfter)])
+            let claimed = try connection.execute("""
+                INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES ($1, $2, sha256($3::bytea), $4)
+                ON CONFLICT (user_id, key) DO NOTHING
+                """, [user.rawValue, key, fingerprint, now])
+            if claimed == 1 { return .claimed }
+            guard let row = try connection.query("""
+                SELECT request_hash = sha256($3::bytea), status, response_body FROM idempotency_keys WHERE user_id = $1 AND key = $2
+                """, [user.rawValue, key, fingerprint]).first else { return .inProgress }
+            guard try row.decode(0, as: Bool.self) else { return .mismatch }
+            guard let status = try row.decode(1, as: Int?.self) else { return .inProgress }
+            return .replay(StoredAnswer(status: status, body: Data((try row.decode(2, as: String?.self) ?? "").utf8)))
+        }
+    }
+
+    public func record(user: UserID, key: String, answer: StoredAnswer) async throws {
+        try await pool.statement { connection in
+            try connection.execute("UPDATE idempotency_keys SET status = $3, response_body = $4 WHERE user_id = $1 AND key = $2",
+                                   [user.rawValue, key, answer.status, String(decoding: answer.body, as: UTF8.self)])
+        }
+    }
+
+    public func release(user: UserID, key: String) async throws {
+        try await pool.statement { connection in
+            try connection.execute("DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND status IS NULL", [user.rawValue, key])
+        }
+    }
+
+    /// Deletes keys past their lifetime; returns how many.
+    public func prune(now: Date) async throws -> Int {
+        try await pool.statement { connection in
+            try connection.execute("DELETE FROM idempotency_keys WHERE created_at < $1", [now.addingTimeInterval(-Self.lifetime)])
+        }
+    }
+}
