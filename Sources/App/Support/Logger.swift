@@ -42,23 +42,14 @@ public struct Logger: Sendable {
 
     /// Lines below this level are dropped.
     public let minimumLevel: Level
-    private let sink: @Sendable (String) -> Void
+    /// Where lines go; `nil`: standard error, written from the line's bytes as built (no
+    /// `String` in between: two copies of every access-log line saved).
+    private let sink: (@Sendable (String) -> Void)?
 
     /// A logger writing to standard error.
     public init(minimumLevel: Level) {
         self.minimumLevel = minimumLevel
-        self.sink = { line in
-            var bytes = Array(line.utf8)
-            bytes.append(UInt8(ascii: "\n"))
-            bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written <= 0 { break }
-                    offset += written
-                }
-            }
-        }
+        self.sink = nil
     }
 
     /// A logger handing each line to `sink` (tests capture lines this way).
@@ -83,7 +74,26 @@ public struct Logger: Sendable {
                 }
             }
         }
-        sink(String(decoding: json.bytes, as: UTF8.self))
+        if let sink {
+            sink(String(decoding: json.bytes, as: UTF8.self))
+        } else {
+            Self.writeLine(json.bytes)
+        }
+    }
+
+    /// Writes `bytes` and a newline to standard error with one `write(2)` (a line never
+    /// interleaves with another thread's).
+    private static func writeLine(_ bytes: [UInt8]) {
+        var bytes = bytes
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 { break }
+                offset += written
+            }
+        }
     }
 
     /// Logs at `info`.
