@@ -121,7 +121,7 @@ public final class MicroHTTPServer: Sendable {
 
     // MARK: - Engine callbacks (engine threads)
 
-    fileprivate func handle(
+    func handle(
         connection: OpaquePointer,
         url: UnsafePointer<CChar>,
         method: UnsafePointer<CChar>,
@@ -174,7 +174,7 @@ public final class MicroHTTPServer: Sendable {
         }
     }
 
-    fileprivate func connection(_ connection: OpaquePointer, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ event: MHD_ConnectionNotificationCode) {
+    func connection(_ connection: OpaquePointer, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ event: MHD_ConnectionNotificationCode) {
         guard let context else { return }
         if event == .CONNECTION_NOTIFY_STARTED {
             context.pointee = deadlines.opened(connection)
@@ -184,7 +184,7 @@ public final class MicroHTTPServer: Sendable {
         }
     }
 
-    fileprivate func completed(connection: OpaquePointer?, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode) {
+    func completed(connection: OpaquePointer?, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode) {
         if let connection { deadlines.responded(connection) }
         guard let context, let raw = context.pointee else { return }
         context.pointee = nil
@@ -297,21 +297,4 @@ public final class MicroHTTPServer: Sendable {
 private struct DaemonHandle: @unchecked Sendable {
     let daemon: OpaquePointer
     init(_ daemon: OpaquePointer) { self.daemon = daemon }
-}
-
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, context in
-    guard let cls, let connection, let url, let method, let uploadSize, let context else { return .NO }
-    let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    return server.handle(connection: connection, url: url, method: method, uploadData: uploadData, uploadSize: uploadSize, context: context)
-}
-
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, context, termination in
-    guard let cls else { return }
-    let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    server.completed(connection: connection, context: context, termination: termination)
-}
-
-private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, context, event in
-    guard let cls, let connection else { return }
-    Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue().connection(connection, context, event)
 }

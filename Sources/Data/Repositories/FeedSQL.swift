@@ -40,6 +40,23 @@ struct FeedSQL {
         "(SELECT true FROM posts p WHERE p.id = walked_id\(searchConditions.andClause))"
     }
 
+    /// A search walking posts: the first `rows` posts of `order` (storage order when `nil`)
+    /// that meet the other conditions, then filtered by the search, as a source aliased `p`
+    /// with `id` and `column`. With other conditions they are checked inside the order's
+    /// index (migration 0014) and only the posts that pass are read, by id, for the search;
+    /// without, each walked row is read anyway, and the search filters it in place.
+    func walk(order: String?, column: String?, rows: Int) -> String {
+        let ordered = order.map { " ORDER BY \($0)" } ?? ""
+        guard !conditions.isEmpty else {
+            return "(SELECT p.* FROM posts p \(unsearched.whereClause)\(ordered) LIMIT \(rows)) p \(searchConditions.whereClause)"
+        }
+        let columns = ["p.id AS walked_id", "p.id"] + (column.map { [$0] } ?? [])
+        return """
+            (SELECT \(columns.joined(separator: ", ")) FROM posts p \(unsearched.whereClause)\(ordered) LIMIT \(rows)) p
+            WHERE \(searchedByID)
+            """
+    }
+
     mutating func bind(_ value: any PostgresEncodable) -> String {
         parameters.append(value)
         return "$\(parameters.count)"

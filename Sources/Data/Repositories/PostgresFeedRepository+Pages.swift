@@ -43,15 +43,8 @@ extension PostgresFeedRepository {
         switch read {
         case nil:
             source = "posts p \(sql.all.whereClause)"
-        case .walk(let rows) where sql.conditions.isEmpty:
-            source = "(SELECT p.* FROM posts p \(sql.unsearched.whereClause) ORDER BY \(order) LIMIT \(rows)) p \(sql.searchConditions.whereClause)"
         case .walk(let rows):
-            // Other filters are checked inside the order's index (migration 0014), and only
-            // the posts that pass them are read for the search.
-            source = """
-                (SELECT p.id AS walked_id, p.id, \(walkedColumn) FROM posts p \(sql.unsearched.whereClause)
-                 ORDER BY \(order) LIMIT \(rows)) p WHERE \(sql.searchedByID)
-                """
+            source = sql.walk(order: order, column: walkedColumn, rows: rows)
         case .matched(let limit):
             with = "WITH \(matchedClause(sql, limit: limit)) "
             source = "matched p \(sql.pageConditions.whereClause)"

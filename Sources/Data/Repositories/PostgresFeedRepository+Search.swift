@@ -87,10 +87,7 @@ extension PostgresFeedRepository {
     /// The matches of a search counted along `walk` rows (in storage order), when more
     /// than `bound` are found there; otherwise `nil`.
     static func walkedCount(_ sql: FeedSQL, walk: Int, bound: Int, _ connection: PostgresConnection) throws -> Int? {
-        // With other filters, they are checked inside an index first (see `orderedPage`).
-        let walked = sql.conditions.isEmpty
-            ? "(SELECT p.* FROM posts p LIMIT \(walk)) p \(sql.searchConditions.whereClause)"
-            : "(SELECT p.id AS walked_id FROM posts p \(sql.conditions.whereClause) LIMIT \(walk)) p WHERE \(sql.searchedByID)"
+        let walked = sql.walk(order: nil, column: nil, rows: walk)
         let text = "SELECT count(*)::int FROM (SELECT FROM \(walked) LIMIT \(bound + 1)) x"
         let parameters = sql.parameters
         guard let row = try walking(connection, { Array(try $0.queryPlannedForValues(text, parameters)) })?.first else { return nil }
