@@ -30,31 +30,53 @@ public final class Market09Process: Sendable {
     /// Runs `market09 arguments…` to completion; returns its exit code and output.
     public static func run(_ arguments: [String], environment: [String: String] = [:], directory: String, viaShell: Bool = false) async throws -> (code: Int32, output: String) {
         let child = try Market09Process(arguments, environment: environment, directory: directory, viaShell: viaShell)
-        let code = try await BlockingWork.run { child.process.waitForExit() }
+        let code = try await child.waitForExit(timeoutSeconds: 300)
         return (code, child.process.output())
     }
 
     /// Waits until the server logs its `listening` line and returns the port it bound.
     public func waitUntilListening(timeoutSeconds: Double = 60) async throws -> Int {
+        let line = try await waitForLine(message: "listening", timeoutSeconds: timeoutSeconds)
+        guard let port = line["port"] as? Int else { throw TestEnvironmentError("no port in the listening line: \(line)") }
+        return port
+    }
+
+    /// Waits (polling every 2 ms) until the process logs a line with `message`; returns
+    /// that line's fields.
+    @discardableResult
+    public func waitForLine(message: String, timeoutSeconds: Double = 60) async throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
+        let needle = "\"message\":\"\(message)\""
         while Date() < deadline {
-            for line in process.output().split(separator: "\n") where line.contains("\"message\":\"listening\"") {
-                if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let port = object["port"] as? Int {
-                    return port
-                }
+            for line in process.output().split(separator: "\n") where line.contains(needle) {
+                if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { return object }
             }
             if let code = process.exitCodeIfExited() {
-                throw TestEnvironmentError("market09 exited with \(code) before listening: \(process.output())")
+                throw TestEnvironmentError("market09 exited with \(code) before logging \(message): \(process.output())")
             }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(2))
         }
-        throw TestEnvironmentError("market09 did not start listening in time: \(process.output())")
+        throw TestEnvironmentError("market09 did not log \(message) in time: \(process.output())")
     }
 
     /// Sends `signal` and waits for the exit code.
-    public func stop(signal: Int32 = SIGTERM) async throws -> Int32 {
+    public func stop(signal: Int32 = SIGTERM, timeoutSeconds: Double = 60) async throws -> Int32 {
         process.send(signal)
+        return try await waitForExit(timeoutSeconds: timeoutSeconds)
+    }
+
+    /// The exit code once the process exits. A process still running after
+    /// `timeoutSeconds` is killed (SIGKILL) and the wait throws with its output: a server
+    /// that ignores SIGTERM fails its test instead of hanging the whole run.
+    public func waitForExit(timeoutSeconds: Double) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            if let code = process.exitCodeIfExited() { return code }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        process.send(SIGKILL)
         let process = process
-        return try await BlockingWork.run { process.waitForExit() }
+        _ = try await BlockingWork.run { process.waitForExit() }
+        throw TestEnvironmentError("market09 did not exit within \(Int(timeoutSeconds)) s: \(process.output())")
     }
 }

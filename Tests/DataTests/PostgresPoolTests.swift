@@ -187,6 +187,9 @@ final class AttemptCounter: Sendable {
         let database = try await TestDatabase.migrated()
         let pool = PostgresPool(.init(url: database.url, size: 1, maxQueueWait: .milliseconds(200)))
         let ran = AttemptCounter()
+        // Connected first: under a loaded test run, opening the connection inside the
+        // blocker's job took over the 200 ms and failed the blocker instead.
+        try await pool.ping()
 
         async let blocker: Void = pool.withConnection { connection in _ = try connection.query("SELECT pg_sleep(0.6)") }
         try await Task.sleep(for: .milliseconds(50))

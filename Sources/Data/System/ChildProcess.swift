@@ -27,6 +27,13 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else is inherited: descriptors opened without O_CLOEXEC (Foundation's
+        // Process makes its exit-watch socket so) would otherwise live on in a child that
+        // outlives the call (a postgres started by pg_ctl), and keep another process's
+        // exit from being seen. A descriptor closed meanwhile makes its action a no-op.
+        for descriptor in Self.openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
         // posix_spawn_file_actions_addchdir_np is not exported to Swift; env(1) changes directory.
         let arguments = directory.map { ["/usr/bin/env", "-C", $0] + arguments } ?? arguments
 
@@ -65,6 +72,11 @@ public final class ChildProcess: Sendable {
     /// Everything the process wrote so far.
     public func output() -> String {
         (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
+
+    /// The descriptors open in this process now (`/proc/self/fd`).
+    private static func openDescriptors() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
     }
 
     private static func exitCode(_ status: Int32) -> Int32 {

@@ -65,11 +65,15 @@ enum ServeCommand {
             return CommandLineInterface.fail(ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)"))
         }
         let logger = Logger(minimumLevel: configuration.logLevel)
+        // Watched before anything starts: a SIGTERM during start-up is kept, not lost.
+        let shutdown = ShutdownSignal()
+        logger.info("starting", ["pid": .int(Int(getpid()))])
         // Everything started is stopped here, in reverse, on every path.
         let lifecycle = Lifecycle(logger: logger)
         let code: Int32
         do {
-            try await serve(configuration, environment: environment, executablePath: executablePath, lifecycle: lifecycle, logger: logger)
+            try await serve(configuration, environment: environment, executablePath: executablePath, lifecycle: lifecycle,
+                            shutdown: shutdown, logger: logger)
             code = 0
         } catch {
             code = CommandLineInterface.fail(error)
@@ -80,9 +84,9 @@ enum ServeCommand {
     }
 
     /// Starts the database, the pool, the background jobs and the HTTP engine, in that
-    /// order, and returns at SIGTERM or SIGINT.
+    /// order, and returns at SIGTERM or SIGINT (at once if one came while starting).
     private static func serve(_ configuration: Configuration, environment: [String: String], executablePath: String,
-                              lifecycle: Lifecycle, logger: Logger) async throws {
+                              lifecycle: Lifecycle, shutdown: ShutdownSignal, logger: Logger) async throws {
         let database = try await DatabaseTarget.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
         lifecycle.started("database") { await database.release(logger: logger) }
         let pool = PostgresPool(.init(url: database.url, size: configuration.poolSize,
@@ -107,7 +111,7 @@ enum ServeCommand {
         try server.start()
         lifecycle.started("http") { await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds)) }
         logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port)])
-        let signal = await ShutdownSignal.next()
+        let signal = await shutdown.wait()
         logger.info("shutting down", ["signal": .int(Int(signal)), "in_flight": .int(server.inFlightCount)])
     }
 }
