@@ -3,7 +3,7 @@
 # Build stage: the Swift toolchain plus the C libraries' development packages.
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends pkg-config libpq-dev libssl-dev libmicrohttpd-dev \
+ && apt-get install -y --no-install-recommends pkg-config libpq-dev libssl-dev libmicrohttpd-dev zlib1g-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -15,7 +15,7 @@ RUN swift build -c release --product market09 --static-swift-stdlib \
 # market09 looks for them (MIGRATIONS_DIR overrides).
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 curl ca-certificates \
+ && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 zlib1g curl ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home /app --shell /usr/sbin/nologin market09
 WORKDIR /app

@@ -19,13 +19,14 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Entities, repository protocols, use cases. Foundation only.
         .target(name: "Domain", swiftSettings: swiftSettings),
         // PostgreSQL (libpq), migrations, the embedded cluster, crypto (OpenSSL).
         .target(name: "Data", dependencies: ["Domain", "CLibPQ", "COpenSSL"], swiftSettings: swiftSettings),
-        // HTTP transport (libmicrohttpd), routing, handlers, auth middleware: speaks to Domain.
-        .target(name: "App", dependencies: ["Domain", "Data", "CMicroHTTPD"], swiftSettings: swiftSettings),
+        // HTTP transport (libmicrohttpd, zlib for gzip), routing, handlers, auth middleware: speaks to Domain.
+        .target(name: "App", dependencies: ["Domain", "Data", "CMicroHTTPD", "CZlib"], swiftSettings: swiftSettings),
         // The composition root: configuration, the CLI commands, Data's implementations
         // wired into App, and serve's lifecycle.
         .target(name: "Server", dependencies: ["Domain", "Data", "App"], swiftSettings: swiftSettings),
@@ -41,7 +42,7 @@ let package = Package(
 
         .testTarget(name: "DomainTests", dependencies: ["Domain", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DataTests", dependencies: ["Data", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "AppTests", dependencies: ["App", "Server", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AppTests", dependencies: ["App", "Server", "TestSupport", "CZlib"], swiftSettings: swiftSettings),
         .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "App", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

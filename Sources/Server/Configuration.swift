@@ -30,6 +30,12 @@ public struct Configuration: Sendable {
     public var jwtPreviousSecrets: [String] = []
     /// Authentication settings other than the keys.
     public var auth = AuthSettings()
+    /// zlib level of gzipped answers; 0 sends every body as it is.
+    public var gzipLevel = 1
+    /// Whether `GET /metrics` is served.
+    public var metricsEnabled = true
+    /// A port of its own for `/metrics` (then absent from the API's port), on ``http``'s host.
+    public var metricsPort: Int?
 
     /// The defaults, as documented in ``variables``.
     public init() {}
@@ -63,6 +69,9 @@ public struct Configuration: Sendable {
         Variable(name: "MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "64", summary: "Simultaneous connections from one client address (0: no cap; use 0 behind a proxy)."),
         Variable(name: "SHUTDOWN_GRACE_SECONDS", defaultValue: "10", summary: "Time in-flight requests get on SIGTERM/SIGINT."),
         Variable(name: "CORS_ALLOWED_ORIGINS", defaultValue: "(none)", summary: "Comma-separated origins, or *; unset disables CORS."),
+        Variable(name: "GZIP_LEVEL", defaultValue: "1", summary: "zlib level (1–9) for JSON answers of 1 KB or more to clients accepting gzip; 0: off (a proxy compresses)."),
+        Variable(name: "METRICS", defaultValue: "true", summary: "Serve GET /metrics in Prometheus' text format (true/false)."),
+        Variable(name: "METRICS_PORT", defaultValue: "(API port)", summary: "Serve /metrics on this port instead (same HOST), not on the API's."),
         Variable(name: "MIGRATE_ON_START", defaultValue: "true", summary: "Apply pending migrations before serving (true/false)."),
         Variable(name: "MIGRATIONS_DIR", defaultValue: "(found)", summary: "SQL migrations; default: migrations/ beside the executable or a parent."),
         Variable(name: "LOG_LEVEL", defaultValue: "info", summary: "debug, info, warning or error."),
@@ -111,6 +120,9 @@ public struct Configuration: Sendable {
         configuration.shutdownGraceSeconds = try reader.integer("SHUTDOWN_GRACE_SECONDS", in: 0...3600) ?? configuration.shutdownGraceSeconds
         configuration.corsAllowedOrigins = try reader.list("CORS_ALLOWED_ORIGINS")
         configuration.migrateOnStart = try reader.boolean("MIGRATE_ON_START") ?? configuration.migrateOnStart
+        configuration.gzipLevel = try reader.integer("GZIP_LEVEL", in: 0...9) ?? configuration.gzipLevel
+        configuration.metricsEnabled = try reader.boolean("METRICS") ?? configuration.metricsEnabled
+        configuration.metricsPort = try reader.integer("METRICS_PORT", in: 0...65535)
         if let text = try reader.string("LOG_LEVEL") {
             guard let level = Logger.Level(name: text) else {
                 throw ConfigurationError(name: "LOG_LEVEL", reason: "'\(text)' is not debug, info, warning or error")

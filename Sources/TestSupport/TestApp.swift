@@ -121,6 +121,22 @@ extension TestApp {
         return (id, AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience).sign(claims))
     }
 
+    /// Runs `body` with this application served by the libmicrohttpd engine on a free
+    /// port (what goes over the wire: lengths, HEAD), stopping the engine afterwards.
+    public func serving(_ body: (Int) async throws -> Void) async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        let server = MicroHTTPServer(configuration: configuration, responder: responder, logger: logs.logger)
+        try server.start()
+        do {
+            try await body(server.port)
+        } catch {
+            await server.shutdown(gracePeriod: .seconds(1))
+            throw error
+        }
+        await server.shutdown(gracePeriod: .seconds(1))
+    }
+
     /// Inserts an influencer and returns its id.
     public func influencer(_ username: String, fullName: String? = nil) async throws -> Int {
         try await database.pool.withConnection { connection in

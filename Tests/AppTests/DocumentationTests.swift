@@ -25,7 +25,9 @@ import TestSupport
             }
         }
         let dependencies = Application.Dependencies.live(pool: unusedPool, auth: testAuth, logger: LogCapture().logger)
-        let mounted = Set(Application.routes(dependencies: dependencies, auth: testAuth, logger: LogCapture().logger).map { "\($0.method) \($0.pattern)" })
+        let routes = Application.makeResponder(dependencies: dependencies, auth: testAuth, cors: CORSPolicy(allowedOrigins: []),
+                                               logger: LogCapture().logger, metrics: Metrics()).routes
+        let mounted = Set(routes.map { "\($0.method) \($0.pattern)" })
 
         #expect(documented == mounted)
     }

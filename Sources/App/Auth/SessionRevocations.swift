@@ -12,6 +12,8 @@ public final class SessionRevocations: Sendable {
         /// Each user's latest role change, with when this instance learnt it.
         var roles: [UserID: (role: Role, sequence: Int, seen: Date)] = [:]
         var cursor: String?
+        /// When the last poll succeeded.
+        var polled: Date?
     }
 
     private let feed: (any RevocationFeed)?
@@ -20,13 +22,23 @@ public final class SessionRevocations: Sendable {
     private let state = Mutex(State())
     private let poller = Mutex<RepeatingJob?>(nil)
     private let logger: Logger
+    private let metrics: Metrics?
 
-    /// Creates the set over `feed` (`nil`: local revocations only, for tests without a database).
-    public init(feed: (any RevocationFeed)?, tokenLifetime: TimeInterval, pollInterval: Duration = .milliseconds(250), logger: Logger) {
+    /// Creates the set over `feed` (`nil`: local revocations only, for tests without a
+    /// database); polls are counted in `metrics`, with the age of the last good one.
+    public init(feed: (any RevocationFeed)?, tokenLifetime: TimeInterval, pollInterval: Duration = .milliseconds(250), logger: Logger,
+                metrics: Metrics? = nil) {
         self.feed = feed
         self.tokenLifetime = tokenLifetime
         self.pollInterval = pollInterval
         self.logger = logger
+        self.metrics = metrics
+        metrics?.addCollector { [weak self] text in
+            guard let polled = self?.state.withLock({ $0.polled }) else { return }
+            text.gauge("market09_revocation_poll_age_seconds",
+                       help: "Seconds since this instance last read the revocation feed: how late a logout elsewhere may be seen here.",
+                       Date().timeIntervalSince(polled))
+        }
     }
 
     /// Whether `session` was revoked.
@@ -48,7 +60,7 @@ public final class SessionRevocations: Sendable {
 
     /// Loads the current feed, then keeps polling until ``stop()``.
     public func start() async throws {
-        let job = RepeatingJob(name: "revocation poll", interval: pollInterval, logger: logger) { [weak self] in try await self?.poll() }
+        let job = RepeatingJob(name: "revocation poll", interval: pollInterval, logger: logger, metrics: metrics) { [weak self] in try await self?.poll() }
         poller.withLock { $0 = job }
         try await job.start()
     }
@@ -75,6 +87,7 @@ public final class SessionRevocations: Sendable {
             state.revoked = state.revoked.filter { $0.value > horizon }
             state.roles = state.roles.filter { $0.value.seen > horizon }
             state.cursor = changes.cursor
+            state.polled = now
         }
     }
 }

@@ -33,6 +33,8 @@ final class Exchange: @unchecked Sendable {
     var body = Data()
     var receivedBytes = 0
     var status = 0
+    var route: String?
+    var errorCode: String?
     private let outcome = Mutex(Outcome.pending)
 
     init(connection: OpaquePointer, method: String, path: String, requestID: String) {
@@ -60,5 +62,26 @@ final class Exchange: @unchecked Sendable {
             state = .taken
             return response
         }
+    }
+}
+
+extension Exchange {
+    /// Writes the access-log line and counts the request, once the engine is done with it
+    /// (`completed`: the whole answer was sent, rather than the connection lost).
+    func report(completed: Bool, logger: Logger, metrics: Metrics?) {
+        let elapsed = (ContinuousClock.now - startedAt).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        if let metrics {
+            metrics.recordRequest(route: route ?? "unmatched", method: method, status: status, seconds: seconds)
+            if let errorCode { metrics.increment(.errors, errorCode) }
+        }
+        logger.info("request", [
+            "method": .string(method),
+            "path": .string(path),
+            "status": .int(status),
+            "duration_ms": .double((seconds * 1_000_000).rounded() / 1000),
+            "request_id": .string(requestID),
+            "completed": completed ? "ok" : "aborted",
+        ])
     }
 }

@@ -24,14 +24,18 @@ public final class MicroHTTPServer: Sendable {
     private let responder: any HTTPResponder
     private let executor: (any TaskExecutor)?
     private let logger: Logger
+    private let metrics: Metrics?
     private let state = Mutex(State())
     private let deadlines: RequestDeadlines
 
-    /// Creates a server; nothing is bound until ``start()``.
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger, executor: (any TaskExecutor)? = nil) {
+    /// Creates a server; nothing is bound until ``start()``. Answered requests are counted
+    /// in `metrics`, which also reads the in-flight count.
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger, metrics: Metrics? = nil,
+                executor: (any TaskExecutor)? = nil) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        self.metrics = metrics
         self.executor = executor
         self.deadlines = RequestDeadlines(configuration: configuration)
     }
@@ -45,6 +49,9 @@ public final class MicroHTTPServer: Sendable {
     /// Binds the socket and starts the engine threads.
     public func start() throws {
         signal(SIGPIPE, SIG_IGN)
+        metrics?.addCollector { [weak self] text in
+            text.gauge("market09_http_requests_in_flight", help: "Requests handed to a handler and not yet answered.", Double(self?.inFlightCount ?? 0))
+        }
         let (descriptor, boundPort) = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
         // Our own limits answer in JSON; the engine's per-connection memory must hold a
         // request that exceeds them by a little, so we see it first. No more than that:
@@ -196,16 +203,7 @@ public final class MicroHTTPServer: Sendable {
             }
             state.inFlight[ObjectIdentifier(exchange)] = nil
         }
-        let elapsed = (ContinuousClock.now - exchange.startedAt).components
-        let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
-        logger.info("request", [
-            "method": .string(exchange.method),
-            "path": .string(exchange.path),
-            "status": .int(exchange.status),
-            "duration_ms": .double((milliseconds * 1000).rounded() / 1000),
-            "request_id": .string(exchange.requestID),
-            "completed": termination == .REQUEST_TERMINATED_COMPLETED_OK ? "ok" : "aborted",
-        ])
+        exchange.report(completed: termination == .REQUEST_TERMINATED_COMPLETED_OK, logger: logger, metrics: metrics)
     }
 
     // MARK: - Request path
@@ -275,6 +273,8 @@ public final class MicroHTTPServer: Sendable {
         deadlines.requestReceived(exchange.connection)
         exchange.phase = .answered
         exchange.status = response.status
+        exchange.route = response.route
+        exchange.errorCode = response.errorCode
         var body = response.body
         let mhdResponse = body.withUnsafeMutableBytes { buffer in
             MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)

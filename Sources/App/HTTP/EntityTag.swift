@@ -7,10 +7,11 @@ import Foundation
 /// an unchanged feed page downloads ~100 bytes instead of ~10 KB.
 enum EntityTag {
     /// Adds `ETag` and `Cache-Control` to a successful GET's `response`, or replaces it by
-    /// `304 Not Modified` when `request` already holds that tag.
-    static func apply(_ response: inout HTTPResponse, for request: HTTPRequest) {
+    /// `304 Not Modified` when `request` already holds that tag. `weak` when the body will
+    /// be sent gzipped (see ``ContentCoding``): the same content in other bytes.
+    static func apply(_ response: inout HTTPResponse, for request: HTTPRequest, weak: Bool = false) {
         guard request.method == "GET" || request.method == "HEAD", response.status == 200, !response.body.isEmpty else { return }
-        let tag = "\"" + hex(hash(response.body)) + "\""
+        let tag = (weak ? "W/\"" : "\"") + hex(hash(response.body)) + "\""
         // Per caller (bodies carry is_liked and the caller's own data): no shared caches,
         // and revalidate on every use.
         let cacheControl = "private, no-cache"
@@ -24,14 +25,14 @@ enum EntityTag {
     }
 
     /// Whether `If-None-Match` (any number of header lines, each a list) names `tag`:
-    /// `*`, or the tag by weak comparison (`W/"…"` matches `"…"`).
+    /// `*`, or the tag by weak comparison (`W/"…"` and `"…"` match each other).
     static func matches(_ lines: [String], _ tag: String) -> Bool {
         for line in lines {
             for part in line.split(separator: ",") {
                 var candidate = part.trimmingCharacters(in: .whitespaces)
                 if candidate == "*" { return true }
                 if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
-                if candidate == tag { return true }
+                if candidate == tag || "W/" + candidate == tag { return true }
             }
         }
         return false

@@ -8,6 +8,11 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// The body bytes.
     public var body: Data
+    /// The matched route's template (`/v1/posts/{id}`), for metrics; `nil` when no route
+    /// matched. Never sent.
+    public var route: String?
+    /// The error body's code, for metrics; `nil` for answers that are not errors. Never sent.
+    public var errorCode: String?
 
     /// The content type of every body this server sends.
     public static let jsonContentType = "application/json; charset=utf-8"
@@ -30,7 +35,9 @@ public struct HTTPResponse: Sendable {
 
     /// The error body `{"error": code, "message": text, "field"?: name}` with `status`.
     public static func error(status: Int, code: String, message: String, field: String? = nil) -> HTTPResponse {
-        json(ErrorBody(error: code, message: message, field: field), status: status)
+        var response = json(ErrorBody(error: code, message: message, field: field), status: status)
+        response.errorCode = code
+        return response
     }
 }
 

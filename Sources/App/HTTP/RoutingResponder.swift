@@ -1,15 +1,21 @@
 /// The application's request pipeline: CORS preflights, routing (404/405), the handler,
 /// error mapping and CORS headers. The transport calls it; tests call it directly.
 public struct RoutingResponder: HTTPResponder {
+    /// The mounted routes, as given.
+    public let routes: [Route]
     private let router: Router
     private let cors: CORSPolicy
     private let errors: ErrorResponses
+    private let gzip: GzipEncoders?
 
-    /// Creates the pipeline over `routes`.
-    public init(routes: [Route], cors: CORSPolicy, logger: Logger) {
+    /// Creates the pipeline over `routes`; handlers' JSON answers are gzipped at
+    /// `gzipLevel` (1–9) for clients that accept it, or never with 0.
+    public init(routes: [Route], cors: CORSPolicy, logger: Logger, gzipLevel: Int = 1) {
+        self.routes = routes
         self.router = Router(routes: routes)
         self.cors = cors
         self.errors = ErrorResponses(logger: logger)
+        self.gzip = (1...9).contains(gzipLevel) ? GzipEncoders(level: Int32(gzipLevel)) : nil
     }
 
     public func route(_ request: HTTPRequest) -> Routed {
@@ -29,10 +35,12 @@ public struct RoutingResponder: HTTPResponder {
             case .found(let route, let parameters):
                 var request = request
                 request.pathParameters = parameters
+                let template = route.pattern.description
                 if let immediate = route.immediate {
                     response = immediate(request)
+                    response.route = template
                 } else {
-                    let (cors, errors, handler) = (cors, errors, route.handler)
+                    let (cors, errors, gzip, handler) = (cors, errors, gzip, route.handler)
                     return .handler { [request] in
                         var response: HTTPResponse
                         do {
@@ -40,7 +48,14 @@ public struct RoutingResponder: HTTPResponder {
                         } catch {
                             response = errors.response(for: error, request: request)
                         }
-                        EntityTag.apply(&response, for: request)
+                        response.route = template
+                        if let gzip {
+                            let coding = ContentCoding.decide(request, response)
+                            EntityTag.apply(&response, for: request, weak: coding.gzip)
+                            ContentCoding.apply(coding, to: &response, encoders: gzip)
+                        } else {
+                            EntityTag.apply(&response, for: request)
+                        }
                         cors.decorate(&response, for: request)
                         return response
                     }

@@ -11,12 +11,19 @@ public final class RepeatingJob: Sendable {
     private let pass: @Sendable () async throws -> Void
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
-    /// A job named `name` (in its log lines) that runs `pass` every `interval`.
-    public init(name: String, interval: Duration, logger: Logger, pass: @escaping @Sendable () async throws -> Void) {
+    /// A job named `name` (in its log lines and metrics) that runs `pass` every
+    /// `interval`; its passes and failures are counted in `metrics`.
+    public init(name: String, interval: Duration, logger: Logger, metrics: Metrics? = nil, pass: @escaping @Sendable () async throws -> Void) {
         self.name = name
         self.interval = interval
         self.logger = logger
-        self.pass = pass
+        self.pass = { [name] in
+            metrics?.increment(.jobRuns, name)
+            do { try await pass() } catch {
+                metrics?.increment(.jobFailures, name)
+                throw error
+            }
+        }
     }
 
     /// Runs the first pass (its error is thrown: a job that cannot run once stops start-up),

@@ -50,8 +50,10 @@ public final class PostgresPool: Sendable {
                 nameCurrentThread("postgres-\(index)")
                 let worker = PoolWorker(queue: queue)
                 pthread_setspecific(PoolWorker.key, Unmanaged.passUnretained(worker).toOpaque())
-                while let job = queue.next() {
+                var finished = false
+                while let job = queue.next(afterJob: finished) {
                     job(worker, configuration)
+                    finished = true
                 }
                 worker.connection?.close()
                 pthread_setspecific(PoolWorker.key, nil)
@@ -71,18 +73,20 @@ public final class PostgresPool: Sendable {
             // executor): use its connection right here, no hop. The task's wait in the
             // queue counts as the job's.
             guard ContinuousClock.now - worker.taskEnqueuedAt <= configuration.maxQueueWait else {
+                queue.count(\.queueTimeouts)
                 throw PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection")
             }
-            return try Self.run(body, on: &worker.connection, configuration: configuration).get()
+            return try queue.counted(Self.run(body, on: &worker.connection, configuration: configuration)).get()
         }
         return try await withCheckedThrowingContinuation { continuation in
             let enqueued = ContinuousClock.now
-            let accepted = queue.enqueue { worker, configuration in
+            let accepted = queue.enqueue { [queue] worker, configuration in
                 guard ContinuousClock.now - enqueued <= configuration.maxQueueWait else {
+                    queue.count(\.queueTimeouts)
                     continuation.resume(throwing: PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection"))
                     return
                 }
-                continuation.resume(with: Self.run(body, on: &worker.connection, configuration: configuration))
+                continuation.resume(with: queue.counted(Self.run(body, on: &worker.connection, configuration: configuration)))
             }
             if !accepted {
                 continuation.resume(throwing: PostgresError(code: .poolClosed, message: "the connection pool is closed"))
@@ -118,6 +122,11 @@ public final class PostgresPool: Sendable {
                 }
             }
         }
+    }
+
+    /// What the pool is doing now and has done since it started, for metrics.
+    public func statistics() -> Statistics {
+        queue.statistics(size: configuration.size)
     }
 
     /// Answers whether the database accepts a trivial query.
@@ -171,71 +180,6 @@ public final class PostgresPool: Sendable {
             }
         }
         return .failure(PostgresError(code: .connectionFailure, message: "connection lost twice"))
-    }
-}
-
-/// The pool's work queue: a FIFO of jobs guarded by one condition variable.
-///
-/// `@unchecked Sendable`: every stored property is read and written only while holding
-/// `condition`'s lock.
-private final class JobQueue: @unchecked Sendable {
-    typealias Job = (PoolWorker, PostgresPool.Configuration) -> Void
-
-    private let condition = NSCondition()
-    private var jobs: [Job] = []
-    private var head = 0
-    private var closed = false
-    private var liveWorkers: Int
-    private var exitWaiters: [@Sendable () -> Void] = []
-
-    init(workers: Int) {
-        liveWorkers = workers
-    }
-
-    /// Adds a job; `false` when the queue is closed.
-    func enqueue(_ job: @escaping Job) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !closed else { return false }
-        jobs.append(job)
-        condition.signal()
-        return true
-    }
-
-    /// Blocks the calling pool thread until a job is available; `nil` once closed and drained.
-    func next() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == jobs.count && !closed {
-            condition.wait()
-        }
-        guard head < jobs.count else { return nil }
-        let job = jobs[head]
-        head += 1
-        if head > 64 && head * 2 > jobs.count {
-            jobs.removeFirst(head)
-            head = 0
-        }
-        return job
-    }
-
-    func close(onAllExited: @escaping @Sendable () -> Void) {
-        condition.lock()
-        closed = true
-        let finished = liveWorkers == 0
-        if !finished { exitWaiters.append(onAllExited) }
-        condition.broadcast()
-        condition.unlock()
-        if finished { onAllExited() }
-    }
-
-    func workerExited() {
-        condition.lock()
-        liveWorkers -= 1
-        var waiters: [@Sendable () -> Void] = []
-        if liveWorkers == 0 { swap(&waiters, &exitWaiters) }
-        condition.unlock()
-        waiters.forEach { $0() }
     }
 }
 

@@ -40,10 +40,10 @@ enum ServeCommand {
     /// rows older than a token lifetime (plus 2 minutes for clock skew), refresh tokens of
     /// sessions revoked that long ago, and refresh tokens spent over 30 days ago. Then, on
     /// every instance (a DELETE by age, harmless twice): idempotency keys past 24 hours.
-    private static func authHousekeeping(pool: PostgresPool, tokenLifetime: TimeInterval, logger: Logger) -> RepeatingJob {
+    private static func authHousekeeping(pool: PostgresPool, tokenLifetime: TimeInterval, logger: Logger, metrics: Metrics?) -> RepeatingJob {
         let housekeeping = PostgresSessionHousekeeping(pool: pool)
         let idempotency = PostgresIdempotencyStore(pool: pool)
-        return RepeatingJob(name: "auth housekeeping", interval: .seconds(60), logger: logger) {
+        return RepeatingJob(name: "auth housekeeping", interval: .seconds(60), logger: logger, metrics: metrics) {
             let now = Date()
             let expiredKeys = try await idempotency.prune(now: now)
             if expiredKeys > 0 { logger.info("idempotency keys pruned", ["count": .int(expiredKeys)]) }
@@ -52,6 +52,18 @@ enum ServeCommand {
             logger.info("auth housekeeping", ["revocations": .int(report.revocations), "role_changes": .int(report.roleChanges),
                                               "refresh_tokens": .int(report.refreshTokens)])
         }
+    }
+
+    /// `GET /metrics` alone, on a port of its own (one engine thread, no database).
+    private static func serveMetrics(_ metrics: Metrics, port: Int, _ configuration: Configuration, lifecycle: Lifecycle, logger: Logger) throws {
+        var http = configuration.http
+        http.port = port
+        http.threads = 1
+        let responder = RoutingResponder(routes: MetricsController(metrics: metrics).routes, cors: CORSPolicy(allowedOrigins: []), logger: logger, gzipLevel: 0)
+        let server = MicroHTTPServer(configuration: http, responder: responder, logger: logger)
+        try server.start()
+        lifecycle.started("metrics http") { await server.shutdown(gracePeriod: .seconds(1)) }
+        logger.info("metrics listening", ["host": .string(http.host), "port": .int(server.port)])
     }
 
     static func run(environment: [String: String], executablePath: String) async -> Int32 {
@@ -99,15 +111,20 @@ enum ServeCommand {
         }
         var auth = configuration.auth
         auth.signingKeys = try signingSecrets(configuration).map(AuthSettings.key(secret:))
-        let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logger)
+        let metrics = configuration.metricsEnabled ? Metrics() : nil
+        if let metrics { ServerMetrics.register(on: metrics, pool: pool, startedAt: Date()) }
+        let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logger, metrics: metrics)
         try await lifecycle.start("revocation poll", dependencies.revocations)
-        try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger))
-        try await lifecycle.start("auth housekeeping", authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime), logger: logger))
+        try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger, metrics: metrics))
+        try await lifecycle.start("auth housekeeping", authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime),
+                                                                        logger: logger, metrics: metrics))
         let responder = Application.makeResponder(
             dependencies: dependencies, auth: auth,
             cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
-            logger: logger)
-        let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger, executor: pool)
+            logger: logger, gzipLevel: configuration.gzipLevel,
+            metrics: configuration.metricsPort == nil ? metrics : nil)
+        if let metrics, let port = configuration.metricsPort { try serveMetrics(metrics, port: port, configuration, lifecycle: lifecycle, logger: logger) }
+        let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger, metrics: metrics, executor: pool)
         try server.start()
         lifecycle.started("http") { await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds)) }
         logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port)])

@@ -9,19 +9,22 @@ public final class FeedMaintenance: Sendable {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let interval: Duration
+    private let metrics: Metrics?
     private let job = Mutex<RepeatingJob?>(nil)
 
-    /// Creates the job, run every `interval` once started.
-    public init(feed: any FeedRepository, now: @escaping @Sendable () -> Date, logger: Logger, interval: Duration = .seconds(60)) {
+    /// Creates the job, run every `interval` once started (its passes counted in `metrics`).
+    public init(feed: any FeedRepository, now: @escaping @Sendable () -> Date, logger: Logger, interval: Duration = .seconds(60),
+                metrics: Metrics? = nil) {
         self.feed = feed
         self.now = now
         self.logger = logger
         self.interval = interval
+        self.metrics = metrics
     }
 
     /// Prepares today and tomorrow, then repeats every `interval` until ``stop()``.
     public func start() async throws {
-        let repeating = RepeatingJob(name: "feed maintenance", interval: interval, logger: logger) { [weak self] in try await self?.runOnce() }
+        let repeating = RepeatingJob(name: "feed maintenance", interval: interval, logger: logger, metrics: metrics) { [weak self] in try await self?.runOnce() }
         job.withLock { $0 = repeating }
         try await repeating.start()
     }

@@ -1,0 +1,91 @@
+import Foundation
+
+/// The pool's work queue: a FIFO of jobs guarded by one condition variable.
+///
+/// `@unchecked Sendable`: every stored property is read and written only while holding
+/// `condition`'s lock.
+final class JobQueue: @unchecked Sendable {
+    typealias Job = (PoolWorker, PostgresPool.Configuration) -> Void
+
+    private let condition = NSCondition()
+    private var jobs: [(job: Job, enqueued: ContinuousClock.Instant)] = []
+    private var head = 0
+    private var closed = false
+    private var liveWorkers: Int
+    private var exitWaiters: [@Sendable () -> Void] = []
+    private var busy = 0
+    private var totals = PostgresPool.Statistics.Totals()
+
+    init(workers: Int) {
+        liveWorkers = workers
+    }
+
+    /// Adds a job; `false` when the queue is closed.
+    func enqueue(_ job: @escaping Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        jobs.append((job, .now))
+        condition.signal()
+        return true
+    }
+
+    /// Blocks the calling pool thread until a job is available; `nil` once closed and
+    /// drained. `afterJob`: the thread has finished the job it took before.
+    func next(afterJob: Bool) -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        if afterJob { busy -= 1 }
+        while head == jobs.count && !closed {
+            condition.wait()
+        }
+        guard head < jobs.count else { return nil }
+        let (job, enqueued) = jobs[head]
+        head += 1
+        busy += 1
+        totals.recordWait(ContinuousClock.now - enqueued)
+        if head > 64 && head * 2 > jobs.count {
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+
+    /// Adds one to a counter of ``PostgresPool/Statistics/Totals``.
+    func count(_ counter: WritableKeyPath<PostgresPool.Statistics.Totals, Int>) {
+        condition.lock()
+        totals[keyPath: counter] += 1
+        condition.unlock()
+    }
+
+    /// `result`, after counting it if it is a statement timeout.
+    func counted<T>(_ result: Result<T, any Error>) -> Result<T, any Error> {
+        if case .failure(let error as PostgresError) = result, error.code == .queryTimeout { count(\.statementTimeouts) }
+        return result
+    }
+
+    func statistics(size: Int) -> PostgresPool.Statistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return PostgresPool.Statistics(size: size, busy: busy, queued: jobs.count - head, totals: totals)
+    }
+
+    func close(onAllExited: @escaping @Sendable () -> Void) {
+        condition.lock()
+        closed = true
+        let finished = liveWorkers == 0
+        if !finished { exitWaiters.append(onAllExited) }
+        condition.broadcast()
+        condition.unlock()
+        if finished { onAllExited() }
+    }
+
+    func workerExited() {
+        condition.lock()
+        liveWorkers -= 1
+        var waiters: [@Sendable () -> Void] = []
+        if liveWorkers == 0 { swap(&waiters, &exitWaiters) }
+        condition.unlock()
+        waiters.forEach { $0() }
+    }
+}

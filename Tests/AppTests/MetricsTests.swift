@@ -1,0 +1,80 @@
+import App
+import Foundation
+import Testing
+import TestSupport
+
+/// `market09 serve` counts what it answers by route template and serves the counts, the
+/// pool and the process in Prometheus' text format.
+@Suite struct MetricsTests {
+    /// A sample line: a metric name, optional labels, a number.
+    private static var sampleLine: Regex<(Substring, Substring?, Substring?, Substring?, Substring, Substring?)> { /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? (-?[0-9.]+(e[-+]?[0-9]+)?|NaN|[+-]Inf)$/ }
+
+    @Test func requestsAreCountedByRouteTemplateOnAPortOfTheirOwn() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = "/tmp/m09-metrics-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0",
+                                                                  "METRICS_PORT": "0"], directory: directory)
+        let port = try await server.waitUntilListening()
+        let metricsPort = try #require(try await server.waitForLine(message: "metrics listening")["port"] as? Int)
+
+        for _ in 0..<2 { #expect(try await RawHTTPClient.request("GET", "/v1/categories", port: port).status == 200) }
+        #expect(try await RawHTTPClient.request("GET", "/v1/posts/123456789", port: port).status == 401)
+        #expect(try await RawHTTPClient.request("GET", "/nowhere-98765", port: port).status == 404)
+        // Only on its own port.
+        #expect(try await RawHTTPClient.request("GET", "/metrics", port: port).status == 404)
+
+        let expected = [
+            #"market09_http_requests_total{method="GET",route="/v1/categories",status="200"} 2"#,
+            #"market09_http_requests_total{method="GET",route="/v1/posts/{id}",status="401"} 1"#,
+            #"market09_http_requests_total{method="GET",route="unmatched",status="404"} 2"#,
+            #"market09_http_errors_total{code="missing_token"} 1"#,
+            #"market09_http_errors_total{code="not_found"} 2"#,
+            #"market09_http_request_duration_seconds_count{method="GET",route="/v1/categories"} 2"#,
+            #"market09_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/v1/categories"} 2"#,
+            "market09_db_pool_connections 4",
+            #"market09_build_info{version="0.1.0"} 1"#,
+        ]
+        // The engine counts a request once its answer is written: poll briefly.
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(5)
+        repeat {
+            let scrape = try await RawHTTPClient.request("GET", "/metrics", port: metricsPort)
+            #expect(scrape.status == 200 && scrape.header("content-type") == "text/plain; version=0.0.4; charset=utf-8")
+            text = String(decoding: scrape.body, as: UTF8.self)
+            if expected.allSatisfy({ text.contains($0 + "\n") }) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        } while ContinuousClock.now < deadline
+        for line in expected { #expect(text.contains(line + "\n"), "\(line) missing from:\n\(text)") }
+
+        // Raw paths never become labels; every line is a comment or a well-formed sample.
+        #expect(!text.contains("123456789") && !text.contains("98765"))
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            #expect(String(line).wholeMatch(of: Self.sampleLine) != nil, "malformed: \(line)")
+        }
+        for name in ["market09_http_requests_in_flight", "market09_db_pool_busy", "market09_db_pool_queued", "market09_db_pool_wait_seconds_count",
+                     "market09_db_statement_timeouts_total", "market09_revocation_poll_age_seconds", "process_resident_memory_bytes",
+                     "process_cpu_seconds_total", #"market09_job_runs_total{job="revocation poll"}"#, #"market09_job_runs_total{job="feed maintenance"}"#] {
+            #expect(text.contains("\n" + name + " ") || text.contains("\n" + name + "{"), "\(name) missing")
+        }
+
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        await database.drop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test func withoutAMetricsPortTheyAreOnTheAPIPortAndMetricsFalseTurnsThemOff() async throws {
+        let database = try await TestDatabase.migrated()
+        for (setting, status) in [("true", 200), ("false", 404)] {
+            let directory = "/tmp/m09-metrics-" + UUID().uuidString.prefix(8).lowercased()
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0",
+                                                                      "METRICS": setting, "MIGRATE_ON_START": "false"], directory: directory)
+            let port = try await server.waitUntilListening()
+            #expect(try await RawHTTPClient.request("GET", "/metrics", port: port).status == status, "METRICS=\(setting)")
+            #expect(try await server.stop(signal: SIGTERM) == 0)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        await database.drop()
+    }
+}
