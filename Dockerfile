@@ -21,6 +21,7 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=build /out/market09 /app/market09
 COPY migrations /app/migrations
+COPY openapi.yaml /app/openapi.yaml
 USER market09
 ENV HOST=0.0.0.0 PORT=8080 MIGRATIONS_DIR=/app/migrations
 EXPOSE 8080

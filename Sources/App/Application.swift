@@ -89,12 +89,14 @@ public enum Application {
         return health.routes + v1.map { $0.mounted(at: "/v1") }
     }
 
-    /// The request pipeline with every route mounted, and `GET /metrics` when `metrics`
-    /// are given (serve passes them unless they have a port of their own).
+    /// The request pipeline with every route mounted, `GET /metrics` when `metrics` are
+    /// given (serve passes them unless they have a port of their own), and the contract
+    /// and its reference page when `docs` are.
     public static func makeResponder(dependencies: Dependencies, auth: AuthSettings, cors: CORSPolicy, logger: Logger,
-                                     gzipLevel: Int = 1, metrics: Metrics? = nil) -> RoutingResponder {
+                                     gzipLevel: Int = 1, metrics: Metrics? = nil, docs: DocsController? = nil) -> RoutingResponder {
         let scrape = metrics.map { MetricsController(metrics: $0).routes } ?? []
-        return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + scrape, cors: cors, logger: logger,
-                                gzipLevel: gzipLevel)
+        let contract = docs?.routes ?? []
+        return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + scrape + contract, cors: cors,
+                                logger: logger, gzipLevel: gzipLevel)
     }
 }

@@ -36,6 +36,13 @@ public struct Configuration: Sendable {
     public var metricsEnabled = true
     /// A port of its own for `/metrics` (then absent from the API's port), on ``http``'s host.
     public var metricsPort: Int?
+    /// The contract served at `/openapi.yaml`; `nil`: `openapi.yaml` beside the executable
+    /// or in a parent directory.
+    public var openAPIPath: String?
+    /// Where `/docs` loads Swagger UI from: a base URL, or a local directory served under
+    /// `/docs/assets/` (which wins when both are set).
+    public var docsAssetsURL = DocsController.defaultAssetsURL
+    public var docsAssetsDirectory: String?
 
     /// The defaults, as documented in ``variables``.
     public init() {}
@@ -72,6 +79,9 @@ public struct Configuration: Sendable {
         Variable(name: "GZIP_LEVEL", defaultValue: "1", summary: "zlib level (1–9) for JSON answers of 1 KB or more to clients accepting gzip; 0: off (a proxy compresses)."),
         Variable(name: "METRICS", defaultValue: "true", summary: "Serve GET /metrics in Prometheus' text format (true/false)."),
         Variable(name: "METRICS_PORT", defaultValue: "(API port)", summary: "Serve /metrics on this port instead (same HOST), not on the API's."),
+        Variable(name: "OPENAPI_PATH", defaultValue: "(found)", summary: "The contract served at /openapi.yaml, /openapi.json and /docs; default: openapi.yaml beside the executable or a parent."),
+        Variable(name: "DOCS_ASSETS_URL", defaultValue: "(jsDelivr)", summary: "Base URL of swagger-ui.css and swagger-ui-bundle.js for /docs."),
+        Variable(name: "DOCS_ASSETS_DIR", defaultValue: "(none)", summary: "A local directory with those two files, served under /docs/assets/ (offline use)."),
         Variable(name: "MIGRATE_ON_START", defaultValue: "true", summary: "Apply pending migrations before serving (true/false)."),
         Variable(name: "MIGRATIONS_DIR", defaultValue: "(found)", summary: "SQL migrations; default: migrations/ beside the executable or a parent."),
         Variable(name: "LOG_LEVEL", defaultValue: "info", summary: "debug, info, warning or error."),
@@ -123,6 +133,10 @@ public struct Configuration: Sendable {
         configuration.gzipLevel = try reader.integer("GZIP_LEVEL", in: 0...9) ?? configuration.gzipLevel
         configuration.metricsEnabled = try reader.boolean("METRICS") ?? configuration.metricsEnabled
         configuration.metricsPort = try reader.integer("METRICS_PORT", in: 0...65535)
+        configuration.openAPIPath = try reader.string("OPENAPI_PATH")
+        configuration.docsAssetsURL = try reader.string("DOCS_ASSETS_URL") { $0.hasPrefix("https://") || $0.hasPrefix("http://") || $0.hasPrefix("/") ? nil : "expected an http(s) URL or an absolute path" }
+            ?? configuration.docsAssetsURL
+        configuration.docsAssetsDirectory = try reader.string("DOCS_ASSETS_DIR")
         if let text = try reader.string("LOG_LEVEL") {
             guard let level = Logger.Level(name: text) else {
                 throw ConfigurationError(name: "LOG_LEVEL", reason: "'\(text)' is not debug, info, warning or error")

@@ -25,8 +25,14 @@ import TestSupport
             }
         }
         let dependencies = Application.Dependencies.live(pool: unusedPool, auth: testAuth, logger: LogCapture().logger)
+        let contract = try String(contentsOf: TestDatabase.packageRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        let assets = FileManager.default.temporaryDirectory.appendingPathComponent("assets-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: assets) }
+        for name in ["swagger-ui.css", "swagger-ui-bundle.js"] { try Data().write(to: assets.appendingPathComponent(name)) }
         let routes = Application.makeResponder(dependencies: dependencies, auth: testAuth, cors: CORSPolicy(allowedOrigins: []),
-                                               logger: LogCapture().logger, metrics: Metrics()).routes
+                                               logger: LogCapture().logger, metrics: Metrics(),
+                                               docs: try DocsController(contract: contract, assets: .directory(assets.path))).routes
         let mounted = Set(routes.map { "\($0.method) \($0.pattern)" })
 
         #expect(documented == mounted)

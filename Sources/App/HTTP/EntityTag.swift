@@ -68,7 +68,7 @@ enum EntityTag {
         return x ^ (x >> 29)
     }
 
-    private static func hex(_ value: UInt64) -> String {
+    static func hex(_ value: UInt64) -> String {
         let text = String(value, radix: 16)
         return String(repeating: "0", count: 16 - text.count) + text
     }

@@ -54,6 +54,37 @@ enum ServeCommand {
         }
     }
 
+    /// The contract and its reference page. An `OPENAPI_PATH` or `DOCS_ASSETS_DIR` that
+    /// cannot be read stops start-up; an `openapi.yaml` not found beside the executable
+    /// only leaves `/openapi.*` and `/docs` out (logged).
+    private static func docs(_ configuration: Configuration, executablePath: String, logger: Logger) throws -> DocsController? {
+        let path = configuration.openAPIPath ?? locateContract(executablePath: executablePath)
+        guard let path else {
+            logger.warning("openapi.yaml not found beside the executable: /openapi.yaml, /openapi.json and /docs are not served")
+            return nil
+        }
+        guard let contract = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError(name: "OPENAPI_PATH", reason: "\(path) cannot be read")
+        }
+        let assets: DocsController.Assets = configuration.docsAssetsDirectory.map { .directory($0) } ?? .remote(configuration.docsAssetsURL)
+        do {
+            return try DocsController(contract: contract, assets: assets)
+        } catch {
+            throw ConfigurationError(name: configuration.docsAssetsDirectory != nil ? "DOCS_ASSETS_DIR" : "OPENAPI_PATH", reason: "\(path): \(error)")
+        }
+    }
+
+    private static func locateContract(executablePath: String) -> String? {
+        var directory = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        while true {
+            let candidate = directory.appendingPathComponent("openapi.yaml").path
+            if FileManager.default.isReadableFile(atPath: candidate) { return candidate }
+            let parent = directory.deletingLastPathComponent()
+            if parent.path == directory.path { return nil }
+            directory = parent
+        }
+    }
+
     /// `GET /metrics` alone, on a port of its own (one engine thread, no database).
     private static func serveMetrics(_ metrics: Metrics, port: Int, _ configuration: Configuration, lifecycle: Lifecycle, logger: Logger) throws {
         var http = configuration.http
@@ -122,7 +153,8 @@ enum ServeCommand {
             dependencies: dependencies, auth: auth,
             cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
             logger: logger, gzipLevel: configuration.gzipLevel,
-            metrics: configuration.metricsPort == nil ? metrics : nil)
+            metrics: configuration.metricsPort == nil ? metrics : nil,
+            docs: try docs(configuration, executablePath: executablePath, logger: logger))
         if let metrics, let port = configuration.metricsPort { try serveMetrics(metrics, port: port, configuration, lifecycle: lifecycle, logger: logger) }
         let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger, metrics: metrics, executor: pool)
         try server.start()

@@ -1,0 +1,141 @@
+import Foundation
+
+/// The contract where API users look for it: `GET /openapi.yaml` (the file as written),
+/// `GET /openapi.json` (the same document as JSON, converted once at start-up) and
+/// `GET /docs`, an interactive reference (Swagger UI) whose assets come from a CDN by
+/// default or, offline, from a local copy served under `/docs/assets/`.
+///
+/// Everything is built at start-up and answered on the engine thread: no file or
+/// database I/O per request, gzip done once (the UI's script is 1.4 MB, 0.4 MB gzipped).
+public struct DocsController: Sendable {
+    /// Where the Swagger UI's files come from.
+    public enum Assets: Sendable {
+        /// A base URL holding `swagger-ui.css` and `swagger-ui-bundle.js` (a CDN).
+        case remote(String)
+        /// A local directory holding them, served under `/docs/assets/`.
+        case directory(String)
+    }
+
+    /// The default CDN: the swagger-ui-dist package, version pinned so the page does not
+    /// change under users.
+    public static let defaultAssetsURL = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5.17.14"
+    static let assetNames = ["swagger-ui.css", "swagger-ui-bundle.js"]
+
+    private let yaml: StaticAsset
+    private let json: StaticAsset
+    private let page: StaticAsset
+    private let localAssets: [String: StaticAsset]
+
+    /// Reads the contract (`openapi.yaml`'s text) and, for a local copy, the UI's files.
+    /// Throws when the contract is outside the YAML this server reads or a file is missing.
+    public init(contract: String, assets: Assets) throws {
+        let document = try YAMLDocument.parse(contract)
+        yaml = StaticAsset(contentType: "application/yaml; charset=utf-8", body: Data(contract.utf8), cacheControl: "no-cache")
+        json = StaticAsset(contentType: HTTPResponse.jsonContentType, body: JSONWriter.encode(document, capacity: contract.utf8.count),
+                           cacheControl: "no-cache")
+        var base: String
+        switch assets {
+        case .remote(let url):
+            base = url.hasSuffix("/") ? String(url.dropLast()) : url
+            localAssets = [:]
+        case .directory(let path):
+            base = "/docs/assets"
+            localAssets = try Dictionary(uniqueKeysWithValues: Self.assetNames.map { name in
+                let url = URL(fileURLWithPath: path).appendingPathComponent(name)
+                guard let body = FileManager.default.contents(atPath: url.path) else {
+                    throw DocsError(description: "\(url.path) is missing (DOCS_ASSETS_DIR must hold \(Self.assetNames.joined(separator: " and ")))")
+                }
+                let type = name.hasSuffix(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8"
+                return (name, StaticAsset(contentType: type, body: body, cacheControl: "public, max-age=86400"))
+            })
+        }
+        base = Self.escapeAttribute(base)
+        page = StaticAsset(contentType: "text/html; charset=utf-8", body: Data(Self.page(assetsBase: base).utf8), cacheControl: "no-cache")
+    }
+
+    /// The routes: the contract in both forms, the page, and the local assets if any.
+    public var routes: [Route] {
+        var routes = [
+            Route(immediate: "GET", "/openapi.yaml") { [yaml] request in yaml.response(to: request) },
+            Route(immediate: "GET", "/openapi.json") { [json] request in json.response(to: request) },
+            Route(immediate: "GET", "/docs") { [page] request in page.response(to: request) },
+        ]
+        if !localAssets.isEmpty {
+            routes.append(Route(immediate: "GET", "/docs/assets/{file}") { [localAssets] request in
+                guard let asset = localAssets[request.pathParameters["file"] ?? ""] else {
+                    return .error(status: 404, code: "not_found", message: "No resource at \(request.path).")
+                }
+                return asset.response(to: request)
+            })
+        }
+        return routes
+    }
+
+    /// Swagger UI over `/openapi.json`. The contract's server is `/`, so "Try it out"
+    /// calls the server that served the page.
+    private static func page(assetsBase: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Market09 Server API</title>
+        <link rel="stylesheet" href="\(assetsBase)/swagger-ui.css">
+        </head>
+        <body>
+        <div id="swagger-ui"></div>
+        <script src="\(assetsBase)/swagger-ui-bundle.js" crossorigin></script>
+        <script>
+        window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });
+        </script>
+        </body>
+        </html>
+
+        """
+    }
+
+    private static func escapeAttribute(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
+
+/// Why the docs could not be prepared.
+public struct DocsError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// A body fixed at start-up, with its entity tag and gzipped form computed once.
+struct StaticAsset: Sendable {
+    let contentType: String
+    let body: Data
+    let gzipped: Data?
+    let tag: String
+    let cacheControl: String
+
+    init(contentType: String, body: Data, cacheControl: String) {
+        self.contentType = contentType
+        self.body = body
+        self.cacheControl = cacheControl
+        tag = "\"" + EntityTag.hex(EntityTag.hash(body)) + "\""
+        gzipped = body.count >= ContentCoding.minimumSize ? GzipEncoders(level: 9).compress(body) : nil
+    }
+
+    /// 200 with the body (gzipped when the client accepts it), or 304 for a known tag.
+    func response(to request: HTTPRequest) -> HTTPResponse {
+        let gzip = gzipped != nil && ContentCoding.acceptsGzip(request.headers.values(of: "Accept-Encoding"))
+        let tag = gzip ? "W/" + tag : tag
+        var response: HTTPResponse
+        if EntityTag.matches(request.headers.values(of: "If-None-Match"), tag) {
+            response = HTTPResponse(status: 304)
+        } else {
+            response = HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", contentType)]), body: gzip ? gzipped! : body)
+            if gzip { response.headers.add("Content-Encoding", "gzip") }
+        }
+        if gzipped != nil { response.headers.add("Vary", "Accept-Encoding") }
+        response.headers.add("ETag", tag)
+        response.headers.add("Cache-Control", cacheControl)
+        return response
+    }
+}
