@@ -1,0 +1,22 @@
+import Data
+import Foundation
+
+/// A test tool run as a child process (python3 with selenium, schemathesis): its exit code
+/// and combined output, killed after `timeoutSeconds` so a stuck tool fails its test
+/// instead of hanging the run.
+public enum ExternalCommand {
+    public static func run(_ arguments: [String], environment: [String: String]? = nil,
+                           timeoutSeconds: Double) async throws -> (code: Int32, output: String) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("market09-tool-\(UUID().uuidString).out").path
+        defer { unlink(output) }
+        let child = try ChildProcess(["/usr/bin/env"] + arguments, environment: environment, outputPath: output)
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            if let code = child.exitCodeIfExited() { return (code, child.output()) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        child.send(SIGKILL)
+        _ = try await BlockingWork.run { child.waitForExit() }
+        throw TestEnvironmentError("\(arguments.prefix(3).joined(separator: " ")) ran over \(Int(timeoutSeconds)) s: \(child.output().suffix(2000))")
+    }
+}
