@@ -20,3 +20,20 @@ public enum ExternalCommand {
         throw TestEnvironmentError("\(arguments.prefix(3).joined(separator: " ")) ran over \(Int(timeoutSeconds)) s: \(child.output().suffix(2000))")
     }
 }
+
+/// Swagger UI 5's files from the drf-spectacular-sidecar wheel (scripts/install-deps
+/// --test installs it): the local copy `DOCS_ASSETS_DIR` serves in tests.
+public enum SwaggerUICopy {
+    public static func directory() async throws -> String {
+        let located = try await ExternalCommand.run(["python3", "-c", """
+            import importlib.util, os
+            spec = importlib.util.find_spec("drf_spectacular_sidecar")
+            print(os.path.join(os.path.dirname(spec.origin), "static", "drf_spectacular_sidecar", "swagger-ui-dist") if spec else "")
+            """], timeoutSeconds: 30)
+        let directory = located.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !directory.isEmpty else {
+            throw TestEnvironmentError("Swagger UI's local copy is missing: run scripts/install-deps --test (scripts/test does)")
+        }
+        return directory
+    }
+}

@@ -22,13 +22,7 @@ import TestSupport
         }
         #expect(tags.count >= 6)
 
-        let located = try await ExternalCommand.run(["python3", "-c", """
-            import importlib.util, os
-            spec = importlib.util.find_spec("drf_spectacular_sidecar")
-            print(os.path.join(os.path.dirname(spec.origin), "static", "drf_spectacular_sidecar", "swagger-ui-dist") if spec else "")
-            """], timeoutSeconds: 30)
-        let assets = located.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(!assets.isEmpty, "Swagger UI's local copy is missing: run scripts/install-deps --test (scripts/test does)")
+        let assets = try await SwaggerUICopy.directory()
 
         let database = try await TestDatabase.migrated()
         let directory = "/tmp/m09-docs-" + UUID().uuidString.prefix(8).lowercased()

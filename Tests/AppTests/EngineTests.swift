@@ -208,9 +208,9 @@ import TestSupport
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(20)
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw TestEnvironmentError("condition not reached in 5 s") }
+            guard ContinuousClock.now < deadline else { throw TestEnvironmentError("condition not reached in 20 s") }
             try await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -318,11 +318,11 @@ import TestSupport
     ])
     func aTricklingRequestIsClosedWhenItsTimeRunsOut(part: String, head: String) async throws {
         let harness = try EngineTests.Harness { part == "head" ? ($0.headerTimeoutSeconds = 1) : ($0.bodyTimeoutSeconds = 1) }
-        let closedAfter = try await secondsUntilClosed(port: harness.port, head: head, trickle: String(repeating: "a", count: 40), limit: 6)
-        let seconds = try #require(closedAfter, "a \(part) trickling a byte every 300 ms was still open after 6 s")
-        // The trickle would last 12 s; closed well before that is the deadline at work. The
-        // margin over the 1 s limit is wide: a loaded test run saw 4.2 s once.
-        #expect(seconds < 5)
+        // The trickle would last 18 s and keeps the connection from idling out: closed before
+        // 10 s is the 1 s deadline at work. (No tighter bound: a test run loaded by a fuzzer
+        // and a browser closed it at 5.6 s.)
+        let closedAfter = try await secondsUntilClosed(port: harness.port, head: head, trickle: String(repeating: "a", count: 60), limit: 10)
+        #expect(closedAfter != nil, "a \(part) trickling a byte every 300 ms was still open after 10 s")
         await harness.stop()
     }
 
@@ -332,7 +332,7 @@ import TestSupport
         let harness = try EngineTests.Harness { $0.headerTimeoutSeconds = 2 }
         let port = harness.port
         let answers = try await BlockingWork.run {
-            let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 3)
+            let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 10)
             defer { close(descriptor) }
             var answers = 0
             for _ in 0..<3 {

@@ -78,8 +78,10 @@ public final class MicroHTTPServer: Sendable {
             close(descriptor)
             throw ListeningSocket.Failure(description: "libmicrohttpd could not start on \(configuration.host):\(boundPort)")
         }
+        // The daemon owns this object until shutdown (see DaemonHandle.owner).
+        let owner = Unmanaged.passRetained(self)
         state.withLock { state in
-            state.daemon = DaemonHandle(daemon)
+            state.daemon = DaemonHandle(daemon, owner: owner)
             state.listeningSocket = descriptor
             state.port = boundPort
         }
@@ -112,6 +114,7 @@ public final class MicroHTTPServer: Sendable {
         deadlines.stop()
         // MHD_stop_daemon joins the engine threads: block a thread of our own, not the pool.
         _ = try? await BlockingWork.run(name: "http-stop") { MHD_stop_daemon(handle.daemon) }
+        handle.owner.release()
     }
 
     private func waitForInFlight(until deadline: ContinuousClock.Instant) async {
@@ -287,14 +290,4 @@ public final class MicroHTTPServer: Sendable {
         MHD_add_response_header(mhdResponse, "X-Request-Id", exchange.requestID)
         return MHD_queue_response(exchange.connection, UInt32(response.status), mhdResponse)
     }
-}
-
-/// The libmicrohttpd daemon pointer.
-///
-/// `@unchecked Sendable`: it is stored under the server's `state` mutex, and the only
-/// calls made with it (`MHD_quiesce_daemon`, then `MHD_stop_daemon`) are documented as
-/// safe from any thread; `shutdown` makes them once, in that order, after `draining` is set.
-private struct DaemonHandle: @unchecked Sendable {
-    let daemon: OpaquePointer
-    init(_ daemon: OpaquePointer) { self.daemon = daemon }
 }

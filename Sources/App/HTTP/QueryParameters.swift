@@ -2,9 +2,10 @@ import Domain
 import Foundation
 
 extension HTTPRequest {
-    /// An integer query parameter in `range`, `fallback` when absent; 400 naming it otherwise.
+    /// An integer query parameter in `range`, `fallback` when absent; 400 naming it
+    /// otherwise (an empty value included: the contract's integer is not "").
     func queryInteger(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
-        guard let text = query[name], !text.isEmpty else { return fallback }
+        guard let text = query[name] else { return fallback }
         guard let value = Int(text), range.contains(value) else {
             throw APIError.invalidParameter(name, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
@@ -28,19 +29,22 @@ extension HTTPRequest {
     /// `search`: trimmed, `nil` when empty; at most 100 characters and no control
     /// characters (they are never part of a name, and migration 0013 does not index them).
     func searchTerm() throws -> String? {
-        guard let search = query["search"]?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty else { return nil }
-        guard search.count <= 100 else { throw APIError.invalidParameter("search", "search must be at most 100 characters") }
-        guard !search.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard let raw = query["search"] else { return nil }
+        // Checked as sent, as the contract states them (maxLength counts code points).
+        guard raw.unicodeScalars.count <= 100 else { throw APIError.invalidParameter("search", "search must be at most 100 characters") }
+        guard !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError.invalidParameter("search", "search must not contain control characters")
         }
-        return search
+        let search = raw.trimmingCharacters(in: .whitespaces)
+        return search.isEmpty ? nil : search
     }
 
-    /// An integer path parameter (a database id) in canonical form: 1–18 ASCII digits
-    /// without a leading zero. `Int("+1")` is 1, so parsing alone would let `/posts/+1`
-    /// and `/posts/01` name post 1; anything but the canonical spelling is 400.
+    /// An integer path parameter (a database id) in canonical form: 1 to 9223372036854775807
+    /// (a bigint) in ASCII digits without a leading zero. `Int("+1")` is 1, so parsing alone
+    /// would let `/posts/+1` and `/posts/01` name post 1; anything but the canonical
+    /// spelling is 400.
     func pathID(_ name: String = "id") throws -> Int {
-        guard let text = pathParameters[name], (1...18).contains(text.utf8.count), text.utf8.first != UInt8(ascii: "0"),
+        guard let text = pathParameters[name], (1...19).contains(text.utf8.count), text.utf8.first != UInt8(ascii: "0"),
               text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(text)
         else {
             throw APIError.invalidParameter(name, "\(name) must be a positive integer in decimal digits")
@@ -110,10 +114,57 @@ public enum WireDate {
         }
     }
 
-    /// Parses input; 400 naming `field` when it is not ISO 8601 with an offset.
+    /// Parses an RFC 3339 date-time (what the contract's `format: date-time` means), from
+    /// year 1900 (the contract's pattern) to 9999: `T`/`t`, optional fractional seconds, second 60 (a leap second, read
+    /// as 59), `Z`/`z` or an offset up to ±23:59. 400 naming `field` otherwise.
+    /// Foundation's ISO 8601 parser refused some of these (`+20:26`, year 0194).
     public static func parse(_ text: String, field: String) throws -> Date {
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-        throw APIError.invalidBody("\(field) must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T10:00:00+09:00", field: field)
+        guard let date = rfc3339(Array(text.utf8)) else {
+            throw APIError.invalidBody("\(field) must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T10:00:00+09:00", field: field)
+        }
+        return date
+    }
+
+    private static func rfc3339(_ b: [UInt8]) -> Date? {
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= b.count else { return nil }
+            var value = 0
+            for index in range {
+                guard (48...57).contains(b[index]) else { return nil }
+                value = value * 10 + Int(b[index] - 48)
+            }
+            return value
+        }
+        guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] | 0x20 == UInt8(ascii: "t"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              year >= 1900, CivilDate.isValid(year: year, month: month, day: day), hour < 24, minute < 60, second <= 60 else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if b[index] == UInt8(ascii: ".") {
+            var scale = 0.1
+            index += 1
+            let start = index
+            while index < b.count, (48...57).contains(b[index]) {
+                fraction += Double(b[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        guard index < b.count else { return nil }
+        var offset = 0
+        if b[index] | 0x20 == UInt8(ascii: "z") {
+            index += 1
+        } else {
+            guard b[index] == UInt8(ascii: "+") || b[index] == UInt8(ascii: "-"), b.count == index + 6, b[index + 3] == UInt8(ascii: ":"),
+                  let hours = number(index + 1..<index + 3), let minutes = number(index + 4..<index + 6), hours < 24, minutes < 60 else { return nil }
+            offset = (hours * 60 + minutes) * 60 * (b[index] == UInt8(ascii: "-") ? -1 : 1)
+            index += 6
+        }
+        guard index == b.count else { return nil }
+        let seconds = CivilDate.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offset
+        return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
     }
 }

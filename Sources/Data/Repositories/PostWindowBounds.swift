@@ -41,7 +41,7 @@ struct PostWindowBounds {
         }
         if query.sort == .endingSoon { end(atLeast: now) }
         if let endEarliest {
-            let implied = endEarliest.addingTimeInterval(-longest)
+            let implied = Self.representable(endEarliest.addingTimeInterval(-longest))
             earliest = max(earliest ?? implied, implied)
         }
         return (earliest, latest)
@@ -59,7 +59,15 @@ struct PostWindowBounds {
     /// that side).
     func postedRange(_ query: FeedQuery, now: Date) -> (earliest: Date?, latest: Date?) {
         let start = startRange(query, now: now)
-        return (start.earliest?.addingTimeInterval(-leadMax - Self.slack), start.latest?.addingTimeInterval(-leadMin + Self.slack))
+        return (start.earliest.map { Self.representable($0.addingTimeInterval(-leadMax - Self.slack)) },
+                start.latest.map { Self.representable($0.addingTimeInterval(-leadMin + Self.slack)) })
+    }
+
+    /// `date` within years 1800–9999: a bound derived from stored windows (some imported
+    /// before windows were limited) could fall before year 1, which PostgreSQL's timestamp
+    /// input refuses (a 500); no post lies outside these years, so the clamp loses none.
+    static func representable(_ date: Date) -> Date {
+        min(max(date, Date(timeIntervalSince1970: -5_364_662_400)), Date(timeIntervalSince1970: 253_402_300_799))
     }
 
     /// The conditions a date range implies on the window's other end: it starts at most the
@@ -67,8 +75,8 @@ struct PostWindowBounds {
     /// range a bounded stretch of each index (a day in June: `start < June 2` alone is 216 k
     /// posts of `posts_start`).
     func dateRangeConditions(_ range: ClosedRange<KoreaDay>, _ sql: inout FeedSQL) -> String {
-        let startEarliest = range.lowerBound.start.addingTimeInterval(-longest - Self.slack)
-        let endLatest = range.upperBound.end.addingTimeInterval(longest + Self.slack)
+        let startEarliest = Self.representable(range.lowerBound.start.addingTimeInterval(-longest - Self.slack))
+        let endLatest = Self.representable(range.upperBound.end.addingTimeInterval(longest + Self.slack))
         return "p.group_buying_start >= \(sql.bind(startEarliest)) AND p.group_buying_end <= \(sql.bind(endLatest))"
     }
 

@@ -41,8 +41,9 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     public func update(id: PostID, changes: PostChanges, requester: UserID, isAdmin: Bool) async throws -> Post {
         try await Self.mappingPostErrors {
             try await pool.transaction { connection in
-                let (start, end) = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
+                let (start, end, postedAt) = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
                 try PostRules.window(start: changes.groupBuyingStart ?? start, end: changes.groupBuyingEnd ?? end)
+                if let newStart = changes.groupBuyingStart { try PostRules.lead(start: newStart, postedAt: postedAt) }
                 try connection.execute("""
                     UPDATE posts SET product_name = COALESCE($2, product_name), price = COALESCE($3, price),
                         category_id = COALESCE($4, category_id), group_buying_start = COALESCE($5, group_buying_start),
@@ -121,16 +122,17 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         }
     }
 
-    /// Locks the post and checks `requester` may change it; returns its window.
-    private static func authorize(_ id: PostID, requester: UserID, isAdmin: Bool, _ connection: PostgresConnection) throws -> (Date, Date) {
+    /// Locks the post and checks `requester` may change it; returns its window and when it was posted.
+    private static func authorize(_ id: PostID, requester: UserID, isAdmin: Bool,
+                                  _ connection: PostgresConnection) throws -> (start: Date, end: Date, postedAt: Date) {
         guard let row = try connection.query(
-            "SELECT submitted_by, group_buying_start, group_buying_end FROM posts WHERE id = $1 FOR UPDATE", [id.rawValue]).first
+            "SELECT submitted_by, group_buying_start, group_buying_end, posted_at FROM posts WHERE id = $1 FOR UPDATE", [id.rawValue]).first
         else { throw DomainError.notFound("post") }
         let submitter: UUID? = try row.decode(0)
         guard isAdmin || submitter == requester.rawValue else {
             throw DomainError.forbidden("Only the post's submitter or an admin may change it.")
         }
-        return (try row.decode(1), try row.decode(2))
+        return (try row.decode(1), try row.decode(2), try row.decode(3))
     }
 
     private static func mappingPostErrors<T>(_ body: () async throws -> T) async throws -> T {

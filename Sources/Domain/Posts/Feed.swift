@@ -19,7 +19,7 @@ public struct KoreaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               let year = Self.number(bytes[0..<4]), let month = Self.number(bytes[5..<7]), let day = Self.number(bytes[8..<10]),
-              CivilDate.isValid(year: year, month: month, day: day)
+              year >= 1900, CivilDate.isValid(year: year, month: month, day: day)
         else { return nil }
         start = Date(timeIntervalSince1970: TimeInterval(CivilDate.days(year: year, month: month, day: day) * 86_400) - Self.utcOffset)
     }

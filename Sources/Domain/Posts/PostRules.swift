@@ -2,11 +2,9 @@ import Foundation
 
 /// Validation shared by the API and imports.
 public enum PostRules {
-    /// Product names are 1–200 characters after trimming.
+    /// Product names are 1–200 code points, not only spaces; kept trimmed.
     public static func productName(_ raw: String) throws -> String {
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...200).contains(name.count) else { throw DomainError.invalid(field: "product_name", message: "product_name must be 1 to 200 characters") }
-        return name
+        try TextRules.trimmed(raw, field: "product_name", maximum: 200)
     }
 
     /// Prices are whole won from 0 to 100,000,000.
@@ -15,9 +13,28 @@ public enum PostRules {
         return price
     }
 
-    /// The window must start before it ends.
+    /// How long a buying window may last, and how far from when a post is made its window
+    /// may start. The feed turns date filters into index ranges through the longest window
+    /// and the widest lead ever stored (migration 0015, bounds that only widen): one post
+    /// with a window from 1900 to 9999 made a date filter read every post, and a schema
+    /// fuzzer's posts made `status=ongoing` with a far date range answer 500 (a bound fell
+    /// before year 1) or time out.
+    public static let longestWindow: TimeInterval = 366 * 86_400
+
+    /// The window must start before it ends, and last at most ``longestWindow``.
     public static func window(start: Date, end: Date) throws {
         guard start < end else { throw DomainError.invalid(field: "group_buying_end", message: "group_buying_end must be after group_buying_start") }
+        guard end.timeIntervalSince(start) <= longestWindow else {
+            throw DomainError.invalid(field: "group_buying_end", message: "a buying window lasts at most 366 days")
+        }
+    }
+
+    /// A window made through the API starts within ``longestWindow`` of the post's making
+    /// (`postedAt`: now for a new post, the stored time for an edit).
+    public static func lead(start: Date, postedAt: Date) throws {
+        guard abs(start.timeIntervalSince(postedAt)) <= longestWindow else {
+            throw DomainError.invalid(field: "group_buying_start", message: "group_buying_start must be within 366 days of when the post was made")
+        }
     }
 
     /// A new post with every field checked.

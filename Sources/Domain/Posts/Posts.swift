@@ -21,7 +21,10 @@ public struct Posts: Sendable {
 
     /// Submits a post.
     public func create(_ post: NewPost, by submitter: PermanentPrincipal) async throws -> Post {
-        try await posts.create(try PostRules.validated(post), submittedBy: submitter.userID, now: now())
+        let now = now()
+        let post = try PostRules.validated(post)
+        try PostRules.lead(start: post.groupBuyingStart, postedAt: now)
+        return try await posts.create(post, submittedBy: submitter.userID, now: now)
     }
 
     /// Edits a post (its submitter or an admin).

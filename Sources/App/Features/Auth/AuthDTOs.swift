@@ -54,13 +54,17 @@ struct ProfileResponse: JSONWritable {
     }
 }
 
-struct SignUpRequest: Decodable {
+struct SignUpRequest: JSONRequestBody {
     let email: String
     let password: String
     let nickname: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case email, password, nickname
+    }
 }
 
-struct TokenRequest: Decodable {
+struct TokenRequest: JSONRequestBody {
     let grantType: String
     let email: String?
     let password: String?
@@ -69,13 +73,13 @@ struct TokenRequest: Decodable {
     let idToken: String?
     let nonce: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case email, password, provider, nonce
         case grantType = "grant_type", refreshToken = "refresh_token", idToken = "id_token"
     }
 }
 
-struct UpgradeRequest: Decodable {
+struct UpgradeRequest: JSONRequestBody {
     let provider: String
     let email: String?
     let password: String?
@@ -83,21 +87,25 @@ struct UpgradeRequest: Decodable {
     let nonce: String?
     let merge: Bool?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case provider, email, password, nonce, merge
         case idToken = "id_token"
     }
 }
 
-struct LogoutRequest: Decodable {
+struct LogoutRequest: JSONRequestBody {
     let scope: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case scope
+    }
 }
 
-struct ProfileUpdateRequest: Decodable {
+struct ProfileUpdateRequest: JSONRequestBody {
     let nickname: String?
     let profileURL: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case nickname
         case profileURL = "profile_url"
     }

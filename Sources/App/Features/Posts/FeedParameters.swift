@@ -7,15 +7,15 @@ enum FeedParameters {
     static func parse(_ request: HTTPRequest, categories: CategoryResolver) async throws -> FeedQuery {
         var query = FeedQuery()
         query.search = try request.searchTerm()
-        if let category = request.query["category"], !category.isEmpty { query.category = try await categories.resolve(category) }
+        if let category = request.query["category"] { query.category = try await categories.resolve(category) }
         query.dateRange = try dateRange(request)
-        if let status = request.query["status"], !status.isEmpty {
+        if let status = request.query["status"] {
             guard let value = PostStatus(rawValue: status) else {
                 throw APIError.invalidParameter("status", "status must be one of \(PostStatus.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             query.status = value
         }
-        if let sort = request.query["sort"], !sort.isEmpty {
+        if let sort = request.query["sort"] {
             guard let value = FeedSort(rawValue: sort) else {
                 throw APIError.invalidParameter("sort", "sort must be one of \(FeedSort.allCases.map(\.rawValue).joined(separator: ", "))")
             }
@@ -35,8 +35,8 @@ enum FeedParameters {
     }
 
     private static func dateRange(_ request: HTTPRequest) throws -> ClosedRange<KoreaDay>? {
-        let from = request.query["date_from"].flatMap { $0.isEmpty ? nil : $0 }
-        let to = request.query["date_to"].flatMap { $0.isEmpty ? nil : $0 }
+        let from = request.query["date_from"]
+        let to = request.query["date_to"]
         switch (from, to) {
         case (nil, nil): return nil
         case (nil, _): throw APIError.invalidParameter("date_from", "date_from and date_to come together")

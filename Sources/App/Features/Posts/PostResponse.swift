@@ -109,7 +109,7 @@ struct LikeResponse: JSONWritable {
 }
 
 /// The body of `POST /v1/posts`.
-struct CreatePostRequest: Decodable {
+struct CreatePostRequest: JSONRequestBody {
     let influencerID: Int
     let productName: String
     let price: Int?
@@ -119,7 +119,7 @@ struct CreatePostRequest: Decodable {
     let displayURL: String?
     let groupBuyingURL: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case price, category
         case influencerID = "influencer_id", productName = "product_name", groupBuyingStart = "group_buying_start"
         case groupBuyingEnd = "group_buying_end", displayURL = "display_url", groupBuyingURL = "group_buying_url"
@@ -127,7 +127,7 @@ struct CreatePostRequest: Decodable {
 }
 
 /// The body of `PATCH /v1/posts/{id}`.
-struct UpdatePostRequest: Decodable {
+struct UpdatePostRequest: JSONRequestBody {
     let productName: String?
     let price: Int?
     let category: String?
@@ -136,7 +136,7 @@ struct UpdatePostRequest: Decodable {
     let displayURL: String?
     let groupBuyingURL: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case price, category
         case productName = "product_name", groupBuyingStart = "group_buying_start"
         case groupBuyingEnd = "group_buying_end", displayURL = "display_url", groupBuyingURL = "group_buying_url"

@@ -1,0 +1,120 @@
+"""Schemathesis hooks for market09 (loaded through SCHEMATHESIS_HOOKS).
+
+Every test case gets a fresh permanent account's access token: cases log out, delete the
+account and edit the profile, so a token shared across cases would be revoked by the first
+logout and every later case would only see 401.
+"""
+import json
+import urllib.request
+import uuid
+
+import schemathesis
+
+
+@schemathesis.auth(refresh_interval=None)
+class FreshAccount:
+    """A new permanent account per case; an anonymous one for upgrade, which only they may call."""
+
+    def get(self, case, context):
+        base = context.operation.base_url.rstrip("/")
+        if context.operation.path == "/v1/auth/upgrade":
+            path, body = "/v1/auth/anonymous", b""
+        else:
+            path = "/v1/auth/signup"
+            body = json.dumps({"email": f"st-{uuid.uuid4().hex}@example.com", "password": "schemathesis-password"}).encode()
+        request = urllib.request.Request(base + path, data=body, method="POST", headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)["access_token"]
+
+    def set(self, case, data, context):
+        case.headers = case.headers or {}
+        case.headers["Authorization"] = f"Bearer {data}"
+
+
+# Rules of the contract that JSON Schema cannot state (each is in openapi.yaml's text).
+# These hooks keep generated requests inside them, so a schema-valid request that breaks
+# one is not counted as "valid data rejected"; the server's answers to breaking them are
+# covered by the Swift tests.
+
+DEEP_PAGE_LIMIT = 10_000
+SHALLOW_PAGE_LIMIT = 1_000  # one influencer's posts, or a feed with `search` or a `status` other than `closed`
+
+
+@schemathesis.hook
+def map_case(context, case):
+    """Applied to every generated case (coverage, fuzzing and stateful phases alike)."""
+    if isinstance(case.query, dict):
+        case.query = _within_paging_and_dates(context, case.query)
+    if isinstance(case.body, dict):
+        case.body = _window_after_start(context, case.body)
+    return case
+
+
+def _within_paging_and_dates(context, query):
+    """page × limit stays within the paging bound; date_from and date_to come together."""
+    # A cursor is a token the server issued; a generated one is never valid (the Swift
+    # tests cover refused cursors).
+    query.pop("cursor", None)
+    page, limit = _integer(query.get("page")), _integer(query.get("limit", 20))
+    if page is not None and limit is not None and page >= 1 and limit >= 1:
+        path = context.operation.path
+        searched = bool(query.get("search")) or query.get("status") not in (None, "closed")
+        shallow = path == "/v1/influencers/{id}/posts" or (path == "/v1/posts" and searched)
+        bound = SHALLOW_PAGE_LIMIT if shallow else DEEP_PAGE_LIMIT
+        if page * limit > bound:
+            query["page"] = max(1, bound // limit)
+    first, last = query.get("date_from"), query.get("date_to")
+    if isinstance(first, str) and last is None:
+        query["date_to"] = first
+    elif isinstance(last, str) and first is None:
+        query["date_from"] = last
+    elif isinstance(first, str) and isinstance(last, str) and first > last:
+        query["date_from"], query["date_to"] = last, first
+    return query
+
+
+def _integer(value):
+    """An integer query value, whether generated as a number or as its text (coverage)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
+def _window_after_start(context, body):
+    """A post's buying window ends after it starts, lasts at most 366 days and starts within
+    366 days of the post's making (given whole in an edit, so it cannot cross the stored one)."""
+    if context.operation.path not in ("/v1/posts", "/v1/posts/{id}"):
+        return body
+    start, end = body.get("group_buying_start"), body.get("group_buying_end")
+    if start is None and end is None:
+        return body
+    begins = _parse(start) if isinstance(start, str) else None
+    ends = _parse(end) if isinstance(end, str) else None
+    if (start is not None and begins is None) or (end is not None and ends is None):
+        return body  # a malformed date: a negative case, left as generated
+    from datetime import datetime, timedelta, timezone
+    now = datetime.now(timezone.utc)
+    if begins is None or abs(_aware(begins) - now) > timedelta(days=300):
+        begins = now + timedelta(days=1)
+    if ends is None or not (timedelta(0) < _aware(ends) - _aware(begins) <= timedelta(days=300)):
+        ends = _aware(begins) + timedelta(days=7)
+    body["group_buying_start"] = _aware(begins).isoformat().replace("+00:00", "Z")
+    body["group_buying_end"] = _aware(ends).isoformat().replace("+00:00", "Z")
+    return body
+
+
+def _aware(moment):
+    from datetime import timezone
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _parse(text):
+    from datetime import datetime
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
