@@ -62,6 +62,10 @@ import TestSupport
 
             app.clock.advance(by: 10)
             #expect(try await ranking(owner).compactMap { $0["id"] as? Int } == [first, second])
+
+            // The ranked posts are kept for the ranking's 10 s, but a deleted one leaves at once.
+            #expect(try await app.send("DELETE", "/v1/posts/\(second)", token: owner).status == 204)
+            #expect(try await ranking(owner).compactMap { $0["id"] as? Int } == [first])
         }
     }
 }

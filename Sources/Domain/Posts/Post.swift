@@ -114,6 +114,15 @@ public struct Post: Sendable, Equatable {
     }
 }
 
+extension Post {
+    /// This post with a newer like count, as `isLiked` says a viewer sees it.
+    public func seen(likesCount: Int, isLiked: Bool) -> Post {
+        Post(id: id, productName: productName, price: price, category: category, displayURL: displayURL, groupBuyingURL: groupBuyingURL,
+             groupBuyingStart: groupBuyingStart, groupBuyingEnd: groupBuyingEnd, likesCount: likesCount, postedAt: postedAt,
+             submittedBy: submittedBy, influencer: influencer, isLiked: isLiked)
+    }
+}
+
 /// The fields of a new post, validated by ``PostRules``.
 public struct NewPost: Sendable, Equatable {
     /// The influencer offering it.
