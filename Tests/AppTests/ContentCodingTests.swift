@@ -10,15 +10,7 @@ import TestSupport
     @Test func largeBodiesAreGzippedForClientsThatAcceptIt() async throws {
         try await withTestApp { app async throws in
             let (_, token) = try await app.user()
-            let influencer = try await app.influencer("gzip.seller")
-            try await app.database.pool.withConnection { connection in
-                for index in 0..<20 {
-                    try connection.execute("""
-                        INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                        VALUES ($1, $2, 'food', now() - interval '1 day', now() + interval '2 days')
-                        """, [influencer, "압축 시험 상품 \(index) — 김치 만두 세트"])
-                }
-            }
+            try await insertPosts(app, influencer: "gzip.seller", category: "food", named: "압축 시험 상품 — 김치 만두 세트")
             let identity = try await app.send("GET", "/v1/posts", token: token)
             #expect(identity.status == 200 && identity.header("Content-Encoding") == nil)
             #expect(identity.response.body.count >= ContentCoding.minimumSize)
@@ -53,15 +45,7 @@ import TestSupport
     @Test func theEngineSendsTheGzippedLengthAndHeadMatchesGet() async throws {
         try await withTestApp { app async throws in
             let (_, token) = try await app.user()
-            let influencer = try await app.influencer("gzip.wire")
-            try await app.database.pool.withConnection { connection in
-                for index in 0..<20 {
-                    try connection.execute("""
-                        INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                        VALUES ($1, $2, 'beauty', now() - interval '1 day', now() + interval '2 days')
-                        """, [influencer, "wire test product \(index)"])
-                }
-            }
+            try await insertPosts(app, influencer: "gzip.wire", category: "beauty", named: "wire test product")
             try await app.serving { port in
                 let headers = [("Accept-Encoding", "gzip"), ("Authorization", "Bearer \(token)")]
                 let get = try await RawHTTPClient.request("GET", "/v1/posts", port: port, headers: headers)
@@ -78,15 +62,7 @@ import TestSupport
     @Test func levelZeroSendsEveryBodyAsItIs() async throws {
         try await withTestApp { app async throws in
             let (_, token) = try await app.user()
-            let influencer = try await app.influencer("gzip.off")
-            try await app.database.pool.withConnection { connection in
-                for index in 0..<20 {
-                    try connection.execute("""
-                        INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                        VALUES ($1, $2, 'food', now() - interval '1 day', now() + interval '2 days')
-                        """, [influencer, "proxy compresses \(index)"])
-                }
-            }
+            try await insertPosts(app, influencer: "gzip.off", category: "food", named: "proxy compresses")
             let responder = Application.makeResponder(dependencies: app.dependencies, auth: app.auth, cors: CORSPolicy(allowedOrigins: []),
                                                       logger: app.logs.logger, gzipLevel: 0)
             let request = HTTPRequest(method: "GET", path: "/v1/posts",
@@ -104,6 +80,19 @@ import TestSupport
         #expect(!ContentCoding.acceptsGzip(["gzip; q=0.000"]))
         #expect(!ContentCoding.acceptsGzip(["*", "gzip;q=0"]))
         #expect(!ContentCoding.acceptsGzip([]))
+    }
+
+    /// Twenty open posts of a new influencer: a feed page well over the 1 KB threshold.
+    private func insertPosts(_ app: TestApp, influencer username: String, category: String, named name: String) async throws {
+        let influencer = try await app.influencer(username)
+        try await app.database.pool.withConnection { connection in
+            for index in 0..<20 {
+                try connection.execute("""
+                    INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
+                    VALUES ($1, $2, $3, now() - interval '1 day', now() + interval '2 days')
+                    """, [influencer, "\(name) \(index)", category])
+            }
+        }
     }
 
     /// `data` gunzipped by zlib (the reference decoder, not ours).

@@ -163,17 +163,9 @@ struct YAMLDocument {
     /// Open brackets minus closed ones, outside quotes.
     private static func depth(_ text: String) -> Int {
         var depth = 0
-        var quote: Character?
-        for character in text {
-            if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else if character == "{" || character == "[" {
-                depth += 1
-            } else if character == "}" || character == "]" {
-                depth -= 1
-            }
+        scanOutsideQuotes(text) { _, _, level in
+            depth = level
+            return false
         }
         return depth
     }

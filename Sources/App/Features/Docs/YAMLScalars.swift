@@ -22,30 +22,36 @@ extension YAMLDocument {
 
     /// `key: value` split at the first `: ` (or a final `:`) outside quotes and brackets.
     static func splitKey(_ text: String) -> (key: String, value: String)? {
+        var split: (key: String, value: String)?
+        scanOutsideQuotes(text) { index, character, depth in
+            guard character == ":", depth == 0 else { return false }
+            let next = text.index(after: index)
+            guard next == text.endIndex || text[next] == " " else { return false }
+            split = (text[..<index].trimmingCharacters(in: .whitespaces), text[next...].trimmingCharacters(in: .whitespaces))
+            return true
+        }
+        return split
+    }
+
+    /// Calls `visit` with each character outside quotes and the bracket depth after it,
+    /// until `visit` returns `true`.
+    static func scanOutsideQuotes(_ text: String, _ visit: (String.Index, Character, Int) -> Bool) {
         var quote: Character?
         var depth = 0
-        var index = text.startIndex
-        while index < text.endIndex {
+        for index in text.indices {
             let character = text[index]
             if let open = quote {
                 if character == open { quote = nil }
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else if character == "{" || character == "[" {
-                depth += 1
-            } else if character == "}" || character == "]" {
-                depth -= 1
-            } else if character == ":", depth == 0 {
-                let next = text.index(after: index)
-                if next == text.endIndex || text[next] == " " {
-                    let key = text[..<index].trimmingCharacters(in: .whitespaces)
-                    let value = text[next...].trimmingCharacters(in: .whitespaces)
-                    return (key, value)
-                }
+                continue
             }
-            index = text.index(after: index)
+            switch character {
+            case "'", "\"": quote = character; continue
+            case "{", "[": depth += 1
+            case "}", "]": depth -= 1
+            default: break
+            }
+            if visit(index, character, depth) { return }
         }
-        return nil
     }
 
     /// A key's text (quoted or plain; every key is a string in JSON).
