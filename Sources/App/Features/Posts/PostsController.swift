@@ -8,6 +8,8 @@ struct PostsController: Sendable {
     let categories: CategoryResolver
     let now: @Sendable () -> Date
     let idempotent: IdempotentRequests
+    /// The Top 10's posts as JSON, kept between requests.
+    let topTen = TopTenRendering()
 
     var routes: [Route] {
         let authenticated = AuthenticatedRoutes(authenticator: authenticator)
@@ -15,8 +17,8 @@ struct PostsController: Sendable {
             authenticated.route("GET", "/posts/top10") { request, viewer in
                 let category = try await request.query["category"].asyncMap { try await categories.resolve($0) }
                 let top = try await posts.top10(category: category, viewer: viewer)
-                let now = now()
-                return .json(PostListResponse(data: top.enumerated().map { PostResponse(post: $1, now: now, rank: $0 + 1) }))
+                return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", HTTPResponse.jsonContentType)]),
+                                    body: topTen.body(top, now: now()))
             },
             authenticated.route("GET", "/posts/{id}") { request, viewer in
                 .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now()))
