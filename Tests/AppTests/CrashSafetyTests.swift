@@ -11,8 +11,23 @@ import TestSupport
 @Suite struct CrashSafetyTests {
     private final class StopFlag: Sendable {
         private let raised = Atomic<Bool>(false)
+        private let acknowledged = Atomic<Int>(0)
         var isRaised: Bool { raised.load(ordering: .relaxed) }
         func raise() { raised.store(true, ordering: .relaxed) }
+        /// Requests answered 200 so far.
+        var successes: Int { acknowledged.load(ordering: .relaxed) }
+        func succeeded() { acknowledged.add(1, ordering: .relaxed) }
+
+        /// Waits until `count` more requests than `base` were answered 200 (20 s at most):
+        /// the storm is measured in acknowledged writes, not in time, so a loaded test run
+        /// (it once saw 45 in the time the test used to give) still checks enough of them.
+        func awaitSuccesses(_ count: Int, after base: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while successes < base + count {
+                guard ContinuousClock.now < deadline else { throw TestEnvironmentError("only \(successes - base) of \(count) writes acknowledged in 20 s") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
     }
 
     private struct Outcome: Sendable {
@@ -58,13 +73,14 @@ import TestSupport
                 group.addTask {
                     var outcomes: [Outcome] = []
                     var generator = SystemRandomNumberGenerator()
-                    while !stop.isRaised {
+                    while !stop.isRaised, !Task.isCancelled {  // cancelled if the test throws
                         let post = Int.random(in: 0..<posts, using: &generator)
                         let like = Bool.random(using: &generator)
                         let request = HTTPRequest(method: like ? "PUT" : "DELETE", path: "/v1/posts/\(postIDs[post])/like",
                                                   headers: HTTPHeaders([("Authorization", "Bearer \(tokens[user])")]))
                         let response = await responder.respond(to: request)
                         outcomes.append(Outcome(user: user, post: post, like: like, status: response.status, answeredAt: .now))
+                        if response.status == 200 { stop.succeeded() }
                         if response.status != 200 { try? await Task.sleep(for: .milliseconds(20)) }
                     }
                     return outcomes
@@ -73,12 +89,14 @@ import TestSupport
             return await group.reduce(into: [Outcome]()) { $0 += $1 }
         }
 
-        try await Task.sleep(for: .milliseconds(800))
+        try await stop.awaitSuccesses(60, after: 0)
         try await cluster.kill9()
         try await Task.sleep(for: .milliseconds(700))
         try await cluster.restartAfterCrash()
         let back = ContinuousClock.now
-        try await Task.sleep(for: .milliseconds(2_500))
+        let beforeRestart = stop.successes
+        try await Task.sleep(for: .milliseconds(500))
+        try await stop.awaitSuccesses(60, after: beforeRestart)
         stop.raise()
         let outcomes = await storm
 
