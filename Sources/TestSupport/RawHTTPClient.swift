@@ -46,7 +46,7 @@ public enum RawHTTPClient {
     /// Writes `bytes` as they are and reads one response; `nil` when the server closed the
     /// connection without answering. Write errors after the server stopped reading (it
     /// answered early and closed) are ignored: the answer is what matters.
-    public static func exchange(_ bytes: Data, port: Int, isHead: Bool = false, timeoutSeconds: Int = 10) async throws -> RawHTTPResponse? {
+    public static func exchange(_ bytes: Data, port: Int, isHead: Bool = false, timeoutSeconds: Int = 30) async throws -> RawHTTPResponse? {
         try await BlockingWork.run(name: "raw-http") {
             let descriptor = try connect(port: port, timeoutSeconds: timeoutSeconds)
             defer { close(descriptor) }
@@ -64,7 +64,7 @@ public enum RawHTTPClient {
 
     /// Opens a connection from `source` (any 127.0.0.0/8 address is this machine) and
     /// returns the socket (for tests that hold a connection open).
-    public static func connect(port: Int, from source: String = "127.0.0.1", timeoutSeconds: Int = 10) throws -> Int32 {
+    public static func connect(port: Int, from source: String = "127.0.0.1", timeoutSeconds: Int = 30) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)

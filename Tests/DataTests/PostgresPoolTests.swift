@@ -191,8 +191,14 @@ final class AttemptCounter: Sendable {
         // blocker's job took over the 200 ms and failed the blocker instead.
         try await pool.ping()
 
-        async let blocker: Void = pool.withConnection { connection in _ = try connection.query("SELECT pg_sleep(0.6)") }
-        try await Task.sleep(for: .milliseconds(50))
+        // The late job is queued only once the blocker holds the connection (a loaded run
+        // started the blocker after the late job, which then ran).
+        let started = AttemptCounter()
+        async let blocker: Void = pool.withConnection { connection in
+            _ = started.increment()
+            _ = try connection.query("SELECT pg_sleep(0.6)")
+        }
+        while started.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
         let late = await #expect(throws: PostgresError.self) {
             try await pool.withConnection { _ in _ = ran.increment() }
         }
@@ -256,8 +262,14 @@ final class AttemptCounter: Sendable {
     @Test func aTaskThatWaitedTooLongInTheQueueGetsPoolTimeoutForItsQuery() async throws {
         let database = try await TestDatabase.migrated()
         let pool = PostgresPool(.init(url: database.url, size: 1, maxQueueWait: .milliseconds(200)))
-        async let blocker: Void = pool.withConnection { connection in _ = try connection.query("SELECT pg_sleep(0.6)") }
-        try await Task.sleep(for: .milliseconds(50))
+        // The late job is queued only once the blocker holds the connection (a loaded run
+        // started the blocker after the late job, which then ran).
+        let started = AttemptCounter()
+        async let blocker: Void = pool.withConnection { connection in
+            _ = started.increment()
+            _ = try connection.query("SELECT pg_sleep(0.6)")
+        }
+        while started.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
         let late = await #expect(throws: PostgresError.self) {
             try await Task(executorPreference: pool) { try await pool.ping() }.value
         }
