@@ -175,6 +175,33 @@ import TestSupport
     }
 }
 
+extension PostgresPool {
+    /// Whether a job waits in the queue.
+    var hasQueuedJob: Bool { statistics().queued > 0 }
+}
+
+/// Holds a one-connection pool's connection until a job has waited in the queue for 300 ms,
+/// past the tests' 200 ms limit. Nothing here depends on when the test's own task runs: a
+/// loaded test run starved it long enough for a fixed 600 ms blocker to end before the
+/// late job was even queued, and the late job then ran.
+func holdTheOnlyConnectionUntilAJobHasWaited(_ pool: PostgresPool) async throws -> Task<Void, any Error> {
+    let started = AttemptCounter(), released = AttemptCounter()
+    let blocker = Task {
+        try await pool.withConnection { _ in
+            _ = started.increment()
+            let deadline = Date().addingTimeInterval(30)
+            while released.value == 0 && Date() < deadline { usleep(5_000) }  // a pool thread of its own
+        }
+    }
+    while started.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    Task {
+        while !pool.hasQueuedJob { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(300))
+        _ = released.increment()
+    }
+    return blocker
+}
+
 /// Counts attempts across retries of a pool job (which runs on one pool thread at a time).
 final class AttemptCounter: Sendable {
     private let count = Mutex(0)
@@ -191,18 +218,11 @@ final class AttemptCounter: Sendable {
         // blocker's job took over the 200 ms and failed the blocker instead.
         try await pool.ping()
 
-        // The late job is queued only once the blocker holds the connection (a loaded run
-        // started the blocker after the late job, which then ran).
-        let started = AttemptCounter()
-        async let blocker: Void = pool.withConnection { connection in
-            _ = started.increment()
-            _ = try connection.query("SELECT pg_sleep(0.6)")
-        }
-        while started.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let blocker = try await holdTheOnlyConnectionUntilAJobHasWaited(pool)
         let late = await #expect(throws: PostgresError.self) {
             try await pool.withConnection { _ in _ = ran.increment() }
         }
-        try await blocker
+        try await blocker.value
 
         #expect(late?.code == .poolTimeout)
         #expect(ran.value == 0)
@@ -262,18 +282,11 @@ final class AttemptCounter: Sendable {
     @Test func aTaskThatWaitedTooLongInTheQueueGetsPoolTimeoutForItsQuery() async throws {
         let database = try await TestDatabase.migrated()
         let pool = PostgresPool(.init(url: database.url, size: 1, maxQueueWait: .milliseconds(200)))
-        // The late job is queued only once the blocker holds the connection (a loaded run
-        // started the blocker after the late job, which then ran).
-        let started = AttemptCounter()
-        async let blocker: Void = pool.withConnection { connection in
-            _ = started.increment()
-            _ = try connection.query("SELECT pg_sleep(0.6)")
-        }
-        while started.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let blocker = try await holdTheOnlyConnectionUntilAJobHasWaited(pool)
         let late = await #expect(throws: PostgresError.self) {
             try await Task(executorPreference: pool) { try await pool.ping() }.value
         }
-        try await blocker
+        try await blocker.value
         #expect(late?.code == .poolTimeout)
         try await Task(executorPreference: pool) { try await pool.ping() }.value
         await pool.close()
