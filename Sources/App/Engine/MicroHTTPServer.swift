@@ -97,8 +97,11 @@ public final class MicroHTTPServer: Sendable {
             return daemon
         }
         guard let handle else { return }
+        // Closed only after MHD_stop_daemon, as libmicrohttpd requires of threaded daemons:
+        // closed here, its number went to the next server's listening socket while this
+        // engine's threads could still accept on it, and that server's clients were
+        // answered by this one (tests of two servers saw each other's answers).
         let listening = MHD_quiesce_daemon(handle.daemon)
-        if listening >= 0 { close(listening) }
 
         await waitForInFlight(until: ContinuousClock.now + gracePeriod)
         let abandoned = state.withLock { state in
@@ -114,6 +117,7 @@ public final class MicroHTTPServer: Sendable {
         deadlines.stop()
         // MHD_stop_daemon joins the engine threads: block a thread of our own, not the pool.
         _ = try? await BlockingWork.run(name: "http-stop") { MHD_stop_daemon(handle.daemon) }
+        if listening >= 0 { close(listening) }
         handle.owner.release()
     }
 

@@ -1,68 +1,52 @@
-import Dispatch
+import App
+import Data
 import Foundation
-import Synchronization
 
-/// SIGTERM and SIGINT, watched from the moment this is created: `serve` creates it before
+/// The write end of the self-pipe SIGTERM and SIGINT are written to. Set once, before the
+/// handlers that read it are installed; only those handlers read it afterwards.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// SIGTERM and SIGINT, caught from the moment this is created: `serve` creates it before
 /// it starts anything, so a signal that arrives while the server is starting (or just
 /// after it logs `listening`) is kept and ends ``wait()`` at once.
 ///
-/// The default handlers are replaced by dispatch sources, so a signal starts a graceful
-/// shutdown instead of killing the process. Before, the sources were installed only when
-/// `serve` began waiting, after logging `listening`: a SIGTERM sent the moment that line
-/// appeared could land after `SIG_IGN` and before the source, and was lost; the server
-/// then ran until killed (a CI run hung on it).
+/// A handler writes the signal's number to a pipe (the self-pipe trick: `write` is
+/// async-signal-safe), whatever thread the kernel delivers it to. Two earlier designs lost
+/// signals: dispatch sources installed after `listening` missed a SIGTERM sent as that line
+/// appeared (2 in 100 tries; a CI run hung), and dispatch sources installed first still
+/// missed one now and then in loaded test runs — on Linux they read a signalfd, which sees
+/// a signal only if every thread blocks it, and the pool's and the engine's threads did not.
 final class ShutdownSignal: Sendable {
-    private enum State {
-        case watching
-        case waiting(CheckedContinuation<Int32, Never>)
-        case received(Int32)
-    }
+    private let readEnd: Int32
 
-    private let state = Mutex(State.watching)
-    private let sources: Mutex<[any DispatchSourceSignal]>
-
-    /// Starts watching SIGTERM and SIGINT.
+    /// Installs the handlers.
     init() {
-        let signals = [SIGTERM, SIGINT]
-        for number in signals { signal(number, SIG_IGN) }
-        sources = Mutex(signals.map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) })
-        sources.withLock { sources in
-            for (number, source) in zip(signals, sources) {
-                source.setEventHandler { [weak self] in self?.receive(number) }
-                source.resume()
+        var ends: [Int32] = [-1, -1]
+        precondition(pipe(&ends) == 0, "pipe: \(String(cString: strerror(errno)))")
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // children (pg_ctl) must not hold it
+        readEnd = ends[0]
+        signalPipeWriteEnd = ends[1]
+        for number in [SIGTERM, SIGINT] {
+            signal(number) { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalPipeWriteEnd, &byte, 1)
             }
         }
     }
 
-    deinit {
-        sources.withLock { $0.forEach { $0.cancel() } }
-    }
-
-    /// Returns the first signal received since ``init()``, waiting for one if none came yet.
+    /// Returns the first signal received since ``init()``, waiting for one if none came yet
+    /// (on a thread of its own: the read blocks).
     func wait() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let received: Int32? = state.withLock { state in
-                if case .received(let number) = state { return number }
-                state = .waiting(continuation)
-                return nil
-            }
-            if let received { continuation.resume(returning: received) }
-        }
-    }
-
-    private func receive(_ number: Int32) {
-        let waiter: CheckedContinuation<Int32, Never>? = state.withLock { state in
-            switch state {
-            case .watching:
-                state = .received(number)
-                return nil
-            case .waiting(let continuation):
-                state = .received(number)
-                return continuation
-            case .received:
-                return nil
+        let readEnd = readEnd
+        let number = try? await BlockingWork.run(name: "signals") { () -> Int32 in
+            var byte: UInt8 = 0
+            while true {
+                let count = read(readEnd, &byte, 1)
+                if count == 1 { return Int32(byte) }
+                if count < 0 && errno == EINTR { continue }
+                return SIGTERM  // the pipe cannot close while we hold both ends
             }
         }
-        waiter?.resume(returning: number)
+        return number ?? SIGTERM
     }
 }
