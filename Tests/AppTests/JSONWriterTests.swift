@@ -88,8 +88,8 @@ import Testing
             "data": [[
                 "id": 7, "product_name": "수분 크림 \"특가\"\n2+1", "price": NSNull(), "category": "beauty", "category_name": "뷰티",
                 "display_url": "https://cdn.example/a.jpg", "group_buying_url": NSNull(),
-                "group_buying_start": "2025-12-01T09:00:00+09:00", "group_buying_end": "2025-12-04T09:00:00+09:00",
-                "status": "ongoing", "likes_count": 12, "posted_at": "2025-12-01T07:59:59+09:00",
+                "group_buying_start": "2025-12-01T09:00:00.000+09:00", "group_buying_end": "2025-12-04T09:00:00.750+09:00",
+                "status": "ongoing", "likes_count": 12, "posted_at": "2025-12-01T07:59:59.500+09:00",
                 "influencer": ["id": 3, "username": "beauty_kim", "full_name": "김뷰티", "profile_pic_url": NSNull(),
                                "external_url": "https://x.example/?a=1&b=\\"],
                 "is_liked": true, "rank": 1,
@@ -99,18 +99,26 @@ import Testing
         #expect(try parse(page) as? NSDictionary == expected)
     }
 
-    @Test func wireDatesMatchFoundationsISO8601InKoreaAndUTC() throws {
+    /// Seconds as Foundation writes them (its own fraction digits drift with the double:
+    /// 1006360394.790 prints .789), then the milliseconds of the instant itself.
+    @Test func wireDatesAreFoundationsISO8601SecondsWithTheInstantsMilliseconds() throws {
         let korea = Date.ISO8601FormatStyle(timeSeparator: .colon, timeZoneSeparator: .colon, timeZone: TimeZone(secondsFromGMT: 9 * 3600)!)
         let utc = Date.ISO8601FormatStyle()
         var generator = SystemRandomNumberGenerator()
-        let instants = [0, -1, 951_782_400, 4_102_444_799, -2_208_988_800] + (0..<2000).map { _ in
-            Double.random(in: -2_000_000_000...4_000_000_000, using: &generator)
+        let milliseconds = [0, -1, 1001, 951_782_400_000, 4_102_444_799_999, -2_208_988_800_000] + (0..<2000).map { _ in
+            Int.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)
         }
-        for seconds in instants {
-            let date = Date(timeIntervalSince1970: seconds)
-            #expect(try parse(WireDate.JSON(date)) as? String == date.formatted(korea), "\(seconds)")
-            #expect(try parse(WireDate.JSON(date, koreaOffset: false)) as? String == date.formatted(utc), "\(seconds)")
+        for value in milliseconds {
+            let seconds = Date(timeIntervalSince1970: Double(CivilDate.floorDivide(value, 1000)))
+            let digits = String(1000 + value - CivilDate.floorDivide(value, 1000) * 1000).dropFirst()
+            let date = Date(timeIntervalSince1970: Double(value) / 1000)
+            #expect(try parse(WireDate.JSON(date)) as? String == seconds.formatted(korea).replacingOccurrences(of: "+09:00", with: ".\(digits)+09:00"),
+                    "\(value)")
+            #expect(try parse(WireDate.JSON(date, koreaOffset: false)) as? String == seconds.formatted(utc).dropLast() + ".\(digits)Z", "\(value)")
+            let later = Date(timeIntervalSince1970: Double(value * 1000 + 999) / 1_000_000)  // .xyz999: truncated, not rounded up
+            #expect(try parse(WireDate.JSON(later)) as? String == (try parse(WireDate.JSON(date)) as? String), "\(value) + 999 µs")
         }
+        #expect(try parse(WireDate.JSON(Date(timeIntervalSince1970: -0.001), koreaOffset: false)) as? String == "1969-12-31T23:59:59.999Z")
     }
 }
 

@@ -23,7 +23,7 @@ import TestSupport
                                               "group_buying_start", "group_buying_end", "status", "likes_count", "posted_at", "influencer", "is_liked"])
             #expect(created.json["category"] as? String == "beauty")
             #expect(created.json["category_name"] as? String == "뷰티")
-            #expect(created.json["group_buying_start"] as? String == "2026-12-01T10:00:00+09:00")
+            #expect(created.json["group_buying_start"] as? String == "2026-12-01T10:00:00.000+09:00")
             #expect(created.json["status"] as? String == "upcoming")
             #expect(created.json["group_buying_url"] is NSNull)
             #expect(created.json["is_liked"] as? Bool == false)
@@ -34,6 +34,24 @@ import TestSupport
             let id = try #require(created.json["id"] as? Int)
             let fetched = try await app.send("GET", "/v1/posts/\(id)", token: token)
             #expect(fetched.text == created.text)
+        }
+    }
+
+    /// The app parses dates with fractional seconds and shows "now" for any other form.
+    @Test func timestampsCarryMillisecondsAsSentAndAsStored() async throws {
+        try await withTestApp(clock: TestClock(start: Date(timeIntervalSince1970: 1_796_000_000.25))) { app async throws in
+            let influencer = try await app.influencer("millis")
+            let (_, token) = try await app.user()
+            let created = try await app.send("POST", "/v1/posts", json: newPost(influencer, start: "2026-12-01T01:00:00.1239Z",
+                                                                               end: "2026-12-05T23:59:00.5+09:00"), token: token)
+            #expect(created.json["group_buying_start"] as? String == "2026-12-01T10:00:00.123+09:00")
+            #expect(created.json["group_buying_end"] as? String == "2026-12-05T23:59:00.500+09:00")
+            let id = try #require(created.json["id"] as? Int)
+            let fetched = try await app.send("GET", "/v1/posts/\(id)", token: token)
+            #expect(fetched.json["group_buying_start"] as? String == "2026-12-01T10:00:00.123+09:00")
+            #expect(try #require(fetched.json["posted_at"] as? String).hasSuffix(".250+09:00"))
+            let me = try await app.send("GET", "/v1/me", token: token)
+            #expect(try #require(me.json["created_at"] as? String).wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
         }
     }
 

@@ -76,13 +76,20 @@ struct PageWindow {
     }
 }
 
-/// Dates on the wire: ISO 8601 to the second with the Korea offset on output (`Z` for
-/// account timestamps); any offset (or `Z`) on input, with or without fractional seconds.
+/// Dates on the wire: ISO 8601 to the millisecond with the Korea offset on output (`Z`
+/// for account timestamps); any offset (or `Z`) on input, with or without fractional
+/// seconds. Always three fraction digits: the app parses with `ISO8601DateFormatter`'s
+/// `.withFractionalSeconds`, which refuses a date without them, and it then shows "now".
 public enum WireDate {
-    /// Appends `2026-12-01T10:00:00+09:00` (`2026-12-01T01:00:00Z` with `koreaOffset:
-    /// false`) to `bytes`: JSON writes dates in place.
+    /// Appends `2026-12-01T10:00:00.000+09:00` (`2026-12-01T01:00:00.000Z` with
+    /// `koreaOffset: false`) to `bytes`: JSON writes dates in place. Milliseconds are
+    /// truncated, never rounded up into the next second; the instant is first rounded to
+    /// the microsecond PostgreSQL keeps, so 1.001 s (1.000999… as a double) stays .001.
     static func append(_ date: Date, koreaOffset: Bool = true, to bytes: inout [UInt8]) {
-        var seconds = Int(date.timeIntervalSince1970.rounded(.down)) + (koreaOffset ? Int(KoreaDay.utcOffset) : 0)
+        let milliseconds = CivilDate.floorDivide(Int((date.timeIntervalSince1970 * 1_000_000).rounded()), 1000)
+        var seconds = CivilDate.floorDivide(milliseconds, 1000)
+        let fraction = milliseconds - seconds * 1000
+        seconds += koreaOffset ? Int(KoreaDay.utcOffset) : 0
         let days = CivilDate.floorDivide(seconds, 86_400)
         seconds -= days * 86_400
         CivilDate.appendISODate(days: days, to: &bytes)
@@ -92,6 +99,8 @@ public enum WireDate {
         CivilDate.appendPadded(seconds / 60 % 60, width: 2, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         CivilDate.appendPadded(seconds % 60, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        CivilDate.appendPadded(fraction, width: 3, to: &bytes)
         if koreaOffset {
             bytes.append(contentsOf: "+09:00".utf8)
         } else {

@@ -63,7 +63,7 @@ public struct Logger: Sendable {
         guard level >= minimumLevel else { return }
         var json = JSONWriter(capacity: 256)
         json.object { json in
-            json.field("time", LogTime(date: Date()))
+            json.field("time", WireDate.JSON(Date(), koreaOffset: false))
             json.field("level", level.name)
             json.field("message", message)
             for (key, value) in fields {
@@ -102,23 +102,6 @@ public struct Logger: Sendable {
     public func warning(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.warning, message, fields) }
     /// Logs at `error`.
     public func error(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.error, message, fields) }
-}
-
-/// A log line's time: `2026-11-29T17:36:42.306Z` (UTC, milliseconds), written in place.
-private struct LogTime: JSONWritable {
-    let date: Date
-
-    func write(to json: inout JSONWriter) {
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let seconds = CivilDate.floorDivide(milliseconds, 1000)
-        json.ascii { bytes in
-            WireDate.append(Date(timeIntervalSince1970: TimeInterval(seconds)), koreaOffset: false, to: &bytes)
-            bytes.removeLast()  // the "Z", after the fraction
-            bytes.append(UInt8(ascii: "."))
-            CivilDate.appendPadded(milliseconds - seconds * 1000, width: 3, to: &bytes)
-            bytes.append(UInt8(ascii: "Z"))
-        }
-    }
 }
 
 /// A finite double as a JSON number (`null` otherwise).
