@@ -26,6 +26,8 @@ public enum Application {
         public var likes: any LikeRepository
         public var feed: any FeedRepository
         public var influencers: any InfluencerRepository
+        /// Follows of influencers and their schedule.
+        public var follows: any FollowRepository
         /// `Idempotency-Key`s of retried writes.
         public var idempotency: any IdempotencyStore
         /// Recently revoked sessions.
@@ -39,7 +41,7 @@ public enum Application {
             categories: any CategoryRepository, readiness: any ReadinessProbe, users: any UserRepository,
             sessions: any SessionRepository, passwords: any PasswordHasher, refreshTokens: any RefreshTokenFactory,
             idTokens: any IDTokenVerifier, accessTokens: any AccessTokens, posts: any PostRepository, likes: any LikeRepository,
-            feed: any FeedRepository, influencers: any InfluencerRepository, idempotency: any IdempotencyStore,
+            feed: any FeedRepository, influencers: any InfluencerRepository, follows: any FollowRepository, idempotency: any IdempotencyStore,
             revocations: SessionRevocations,
             now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID
         ) {
@@ -55,6 +57,7 @@ public enum Application {
             self.likes = likes
             self.feed = feed
             self.influencers = influencers
+            self.follows = follows
             self.idempotency = idempotency
             self.revocations = revocations
             self.now = now
@@ -85,7 +88,8 @@ public enum Application {
         let feed = FeedController(feed: browse, authenticator: authenticator, categories: resolver, now: deps.now)
         let influencers = InfluencersController(
             influencers: Influencers(influencers: deps.influencers, feed: browse), authenticator: authenticator, categories: resolver, now: deps.now)
-        let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes
+        let follows = FollowsController(follows: Follows(follows: deps.follows), authenticator: authenticator, now: deps.now)
+        let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes + follows.routes
         return health.routes + v1.map { $0.mounted(at: "/v1") }
     }
 

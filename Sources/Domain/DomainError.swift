@@ -7,6 +7,9 @@ public enum DomainError: Error, Sendable, Equatable {
     case invalid(field: String?, message: String)
     /// The write would duplicate an existing entity. The payload names the kind.
     case conflict(String)
+    /// The caller has as many of this kind as one account may have (409 `<kind>_limit`);
+    /// the message says what to do.
+    case limitReached(String, message: String)
     /// The caller may not do this to this entity (403 `forbidden`).
     case forbidden(String)
     /// A dependency the use case needs is not able to answer right now.

@@ -16,7 +16,7 @@ extension Application.Dependencies {
             idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
             accessTokens: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
             posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),
-            influencers: PostgresInfluencerRepository(pool: pool), idempotency: PostgresIdempotencyStore(pool: pool),
+            influencers: PostgresInfluencerRepository(pool: pool), follows: PostgresFollowRepository(pool: pool), idempotency: PostgresIdempotencyStore(pool: pool),
             revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime),
                                             logger: logger, metrics: metrics),
             now: now, newID: { UUID() })

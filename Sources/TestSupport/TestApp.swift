@@ -137,6 +137,17 @@ extension TestApp {
         await server.shutdown(gracePeriod: .seconds(1))
     }
 
+    /// Inserts a post straight into the database (no posting rules) and returns its id.
+    public func post(influencer: Int, name: String, start: String, end: String, postedAt: String = "2026-11-01T00:00:00Z",
+                     submittedBy: UUID? = nil) async throws -> Int {
+        try await database.pool.withConnection { connection in
+            try connection.query("""
+                INSERT INTO posts (influencer_id, product_name, price, category_id, group_buying_start, group_buying_end, posted_at, submitted_by)
+                VALUES ($1, $2, 1000, 'food', $3::timestamptz, $4::timestamptz, $5::timestamptz, $6) RETURNING id
+                """, [influencer, name, start, end, postedAt, submittedBy]).first!.decode(0)
+        }
+    }
+
     /// Inserts an influencer and returns its id.
     public func influencer(_ username: String, fullName: String? = nil) async throws -> Int {
         try await database.pool.withConnection { connection in

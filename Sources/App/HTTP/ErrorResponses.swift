@@ -68,6 +68,8 @@ struct ErrorResponses: Sendable {
             return .error(status: 400, code: "invalid_input", message: message, field: field)
         case .conflict(let kind):
             return .error(status: 409, code: "\(kind).conflict", message: "The \(kind) already exists.")
+        case .limitReached(let kind, let message):
+            return .error(status: 409, code: "\(kind)_limit", message: message)
         case .forbidden(let message):
             return .error(status: 403, code: "forbidden", message: message)
         case .unavailable(let reason):

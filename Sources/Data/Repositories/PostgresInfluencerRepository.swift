@@ -9,12 +9,17 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
         self.pool = pool
     }
 
-    private static let columns = """
-        i.id, i.username, i.full_name, i.profile_pic_url, i.external_url, i.biography, i.followers_count, i.category_id,
-        (SELECT count(*)::int FROM posts p WHERE p.influencer_id = i.id)
+    /// The profile columns; `parameter` is the number of the viewer's parameter (for
+    /// `is_followed`, one primary-key probe).
+    static func columns(viewer parameter: Int) -> String {
         """
+        i.id, i.username, i.full_name, i.profile_pic_url, i.external_url, i.biography, i.followers_count, i.category_id,
+        (SELECT count(*)::int FROM posts p WHERE p.influencer_id = i.id), i.app_followers_count,
+        COALESCE((SELECT true FROM follows f WHERE f.user_id = $\(parameter)::uuid AND f.influencer_id = i.id), false)
+        """
+    }
 
-    public func search(_ search: String?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile> {
+    public func search(_ search: String?, viewer: UserID?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile> {
         try await pool.withConnection { connection in
             var parameters: [any PostgresEncodable] = []
             var matches = ""
@@ -33,11 +38,11 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
             // ran for every skipped row too (page 500: 119 ms on 30,000 influencers). The
             // total rides along; an empty page (past the end) counts on its own.
             let rows = try run("""
-                SELECT (SELECT count(*)::int FROM influencers i \(matches)), \(Self.columns) FROM (
+                SELECT (SELECT count(*)::int FROM influencers i \(matches)), \(Self.columns(viewer: parameters.count + 3)) FROM (
                     SELECT i.id FROM influencers i \(matches) ORDER BY i.followers_count DESC, i.id OFFSET $\(parameters.count + 1) LIMIT $\(parameters.count + 2)
                 ) page JOIN influencers i ON i.id = page.id
                 ORDER BY i.followers_count DESC, i.id
-                """, parameters + [offset, limit])
+                """, parameters + [offset, limit, viewer?.rawValue])
             let items = try rows.map { try Self.decode($0, from: 1) }
             let total = try rows.first?.decode(0, as: Int.self)
                 ?? run("SELECT count(*)::int FROM influencers i \(matches)", counted).first!.decode(0)
@@ -45,18 +50,21 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
         }
     }
 
-    public func influencer(id: InfluencerID) async throws -> InfluencerProfile? {
+    public func influencer(id: InfluencerID, viewer: UserID?) async throws -> InfluencerProfile? {
         try await pool.withConnection { connection in
-            try connection.query("SELECT \(Self.columns) FROM influencers i WHERE i.id = $1", [id.rawValue]).first.map { try Self.decode($0, from: 0) }
+            try connection.query("SELECT \(Self.columns(viewer: 2)) FROM influencers i WHERE i.id = $1", [id.rawValue, viewer?.rawValue])
+                .first.map { try Self.decode($0, from: 0) }
         }
     }
 
-    /// The positions of ``columns``, in order.
+    /// The positions of ``columns(viewer:)``, in order.
     private enum Column: Int {
         case id, username, fullName, profilePicURL, externalURL, biography, followersCount, category, postCount
+        case appFollowersCount, isFollowed
     }
 
-    private static func decode(_ row: PostgresRow, from first: Int) throws -> InfluencerProfile {
+    /// The profile in `row`, whose ``columns(viewer:)`` start at column `first`.
+    static func decode(_ row: PostgresRow, from first: Int) throws -> InfluencerProfile {
         func column<T: PostgresDecodable>(_ column: Column, as type: T.Type = T.self) throws -> T {
             try row.decode(first + column.rawValue)
         }
@@ -65,6 +73,7 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
                                        fullName: try column(.fullName), profilePicURL: try column(.profilePicURL),
                                        externalURL: try column(.externalURL)),
             biography: try column(.biography), followersCount: try column(.followersCount),
-            category: (try column(.category, as: String?.self)).map(CategoryID.init(rawValue:)), postCount: try column(.postCount))
+            category: (try column(.category, as: String?.self)).map(CategoryID.init(rawValue:)), postCount: try column(.postCount),
+            appFollowersCount: try column(.appFollowersCount), isFollowed: try column(.isFollowed))
     }
 }

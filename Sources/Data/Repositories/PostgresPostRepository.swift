@@ -65,12 +65,26 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     }
 
     public func likedPosts(by user: UserID, offset: Int, limit: Int) async throws -> Page<Post> {
+        try await page(counting: "SELECT count(*) FROM likes WHERE user_id = $1", selecting: """
+            SELECT \(PostRows.columns(viewer: 1)) \(PostRows.joins) JOIN likes mine ON mine.post_id = p.id AND mine.user_id = $1
+            ORDER BY mine.created_at DESC, mine.post_id DESC OFFSET $2 LIMIT $3
+            """, user: user, offset: offset, limit: limit)
+    }
+
+    /// Walks `posts_submitted_by` (migration 0018) in its order.
+    public func submittedPosts(by user: UserID, offset: Int, limit: Int) async throws -> Page<Post> {
+        try await page(counting: "SELECT count(*) FROM posts WHERE submitted_by = $1", selecting: """
+            SELECT \(PostRows.columns(viewer: 1)) \(PostRows.joins) WHERE p.submitted_by = $1
+            ORDER BY p.posted_at DESC, p.id DESC OFFSET $2 LIMIT $3
+            """, user: user, offset: offset, limit: limit)
+    }
+
+    /// A page of one of `user`'s lists: `counting` and `selecting` take the user as $1,
+    /// and `selecting` the offset and limit as $2 and $3.
+    private func page(counting: String, selecting: String, user: UserID, offset: Int, limit: Int) async throws -> Page<Post> {
         try await pool.withConnection { connection in
-            let total: Int = try connection.query("SELECT count(*) FROM likes WHERE user_id = $1", [user.rawValue]).first!.decode(0)
-            let items = try connection.query("""
-                SELECT \(PostRows.columns(viewer: 1)) \(PostRows.joins) JOIN likes mine ON mine.post_id = p.id AND mine.user_id = $1
-                ORDER BY mine.created_at DESC, mine.post_id DESC OFFSET $2 LIMIT $3
-                """, [user.rawValue, offset, limit]).map(PostRows.decode)
+            let total: Int = try connection.query(counting, [user.rawValue]).first!.decode(0)
+            let items = try connection.query(selecting, [user.rawValue, offset, limit]).map(PostRows.decode)
             return Page(items: items, total: total)
         }
     }

@@ -12,23 +12,30 @@ public struct InfluencerProfile: Sendable, Equatable {
     public let category: CategoryID?
     /// Posts of the influencer.
     public let postCount: Int
+    /// 09Market users who follow the influencer (``followersCount`` is Instagram's).
+    public let appFollowersCount: Int
+    /// Whether the viewer follows the influencer.
+    public let isFollowed: Bool
 
-    public init(summary: InfluencerSummary, biography: String?, followersCount: Int, category: CategoryID?, postCount: Int) {
+    public init(summary: InfluencerSummary, biography: String?, followersCount: Int, category: CategoryID?, postCount: Int,
+                appFollowersCount: Int, isFollowed: Bool) {
         self.summary = summary
         self.biography = biography
         self.followersCount = followersCount
         self.category = category
         self.postCount = postCount
+        self.appFollowersCount = appFollowersCount
+        self.isFollowed = isFollowed
     }
 }
 
 /// Influencer lookups.
 public protocol InfluencerRepository: Sendable {
     /// Influencers whose username or full name contains `search` (all when `nil`), by
-    /// follower count, with the total.
-    func search(_ search: String?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile>
-    /// One influencer, or `nil`.
-    func influencer(id: InfluencerID) async throws -> InfluencerProfile?
+    /// follower count, with the total; `isFollowed` for `viewer`.
+    func search(_ search: String?, viewer: UserID?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile>
+    /// One influencer as `viewer` sees it, or `nil`.
+    func influencer(id: InfluencerID, viewer: UserID?) async throws -> InfluencerProfile?
 }
 
 /// Use cases of influencers: search, profile, and their posts in the feed's shape.
@@ -42,19 +49,19 @@ public struct Influencers: Sendable {
     }
 
     /// A page of influencers.
-    public func search(_ search: String?, page: Int, limit: Int) async throws -> Page<InfluencerProfile> {
-        try await influencers.search(search, offset: (page - 1) * limit, limit: limit)
+    public func search(_ search: String?, viewer: Principal, page: Int, limit: Int) async throws -> Page<InfluencerProfile> {
+        try await influencers.search(search, viewer: viewer.userID, offset: (page - 1) * limit, limit: limit)
     }
 
     /// One influencer; ``DomainError/notFound(_:)`` when missing.
-    public func profile(_ id: InfluencerID) async throws -> InfluencerProfile {
-        guard let profile = try await influencers.influencer(id: id) else { throw DomainError.notFound("influencer") }
+    public func profile(_ id: InfluencerID, viewer: Principal) async throws -> InfluencerProfile {
+        guard let profile = try await influencers.influencer(id: id, viewer: viewer.userID) else { throw DomainError.notFound("influencer") }
         return profile
     }
 
     /// The influencer's posts with the feed's filters and sorts.
     public func posts(_ id: InfluencerID, query: FeedQuery, viewer: Principal) async throws -> FeedPage {
-        _ = try await profile(id)
+        _ = try await profile(id, viewer: viewer)
         var query = query
         query.influencer = id
         return try await feed.page(query, viewer: viewer)

@@ -14,6 +14,8 @@ public protocol PostRepository: Sendable {
     func delete(id: PostID, requester: UserID, isAdmin: Bool) async throws
     /// The user's liked posts, most recently liked first.
     func likedPosts(by user: UserID, offset: Int, limit: Int) async throws -> Page<Post>
+    /// The posts `user` submitted, newest first.
+    func submittedPosts(by user: UserID, offset: Int, limit: Int) async throws -> Page<Post>
     /// Up to 10 posts whose window started by `now` and ended no earlier than 7 days
     /// before, by likes, then posting time, then id.
     func top10(category: CategoryID?, now: Date, viewer: UserID?) async throws -> [Post]

@@ -58,6 +58,11 @@ public struct Posts: Sendable {
         try await posts.likedPosts(by: viewer.userID, offset: (page - 1) * limit, limit: limit)
     }
 
+    /// The posts the caller submitted, newest first.
+    public func submitted(by viewer: Principal, page: Int, limit: Int) async throws -> Page<Post> {
+        try await posts.submittedPosts(by: viewer.userID, offset: (page - 1) * limit, limit: limit)
+    }
+
     /// This week's hottest posts.
     public func top10(category: CategoryID?, viewer: Principal) async throws -> [Post] {
         try await posts.top10(category: category, now: now(), viewer: viewer.userID)

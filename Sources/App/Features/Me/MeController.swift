@@ -1,7 +1,7 @@
 import Domain
 import Foundation
 
-/// `/v1/me`: the caller's own account and the posts they liked.
+/// `/v1/me`: the caller's own account, the posts they liked and the posts they submitted.
 struct MeController: Sendable {
     let profiles: Profiles
     let posts: Posts
@@ -27,10 +27,11 @@ struct MeController: Sendable {
             },
             authenticated.route("GET", "/me/likes") { request, viewer in
                 let window = try request.pageWindow()
-                let liked = try await posts.liked(by: viewer, page: window.page, limit: window.limit)
-                let now = now()
-                return .json(PostPageResponse(data: liked.items.map { PostResponse(post: $0, now: now) }, total: liked.total,
-                                              page: window.page, limit: window.limit, hasNext: window.hasNext(total: liked.total)))
+                return .json(PostPageResponse(try await posts.liked(by: viewer, page: window.page, limit: window.limit), window: window, now: now()))
+            },
+            authenticated.route("GET", "/me/posts") { request, viewer in
+                let window = try request.pageWindow()
+                return .json(PostPageResponse(try await posts.submitted(by: viewer, page: window.page, limit: window.limit), window: window, now: now()))
             },
         ]
     }

@@ -11,14 +11,14 @@ struct InfluencersController: Sendable {
     var routes: [Route] {
         let authenticated = AuthenticatedRoutes(authenticator: authenticator)
         return [
-            authenticated.route("GET", "/influencers") { request, _ in
+            authenticated.route("GET", "/influencers") { request, viewer in
                 let window = try request.pageWindow()
-                let found = try await influencers.search(try request.searchTerm(), page: window.page, limit: window.limit)
+                let found = try await influencers.search(try request.searchTerm(), viewer: viewer, page: window.page, limit: window.limit)
                 return .json(InfluencerPageResponse(data: found.items.map(InfluencerResponse.init), total: found.total, page: window.page,
                                                         limit: window.limit, hasNext: window.hasNext(total: found.total)))
             },
-            authenticated.route("GET", "/influencers/{id}") { request, _ in
-                .json(InfluencerResponse(try await influencers.profile(InfluencerID(rawValue: try request.pathID()))))
+            authenticated.route("GET", "/influencers/{id}") { request, viewer in
+                .json(InfluencerResponse(try await influencers.profile(InfluencerID(rawValue: try request.pathID()), viewer: viewer)))
             },
             authenticated.route("GET", "/influencers/{id}/posts") { request, viewer in
                 let id = InfluencerID(rawValue: try request.pathID())
@@ -46,6 +46,8 @@ struct InfluencerResponse: JSONWritable {
             json.field("followers_count", profile.followersCount)
             json.field("category", profile.category?.rawValue)
             json.field("post_count", profile.postCount)
+            json.field("app_followers_count", profile.appFollowersCount)
+            json.field("is_followed", profile.isFollowed)
         }
     }
 }

@@ -72,6 +72,12 @@ struct PageResponse<Item: JSONWritable>: JSONWritable {
 typealias PostPageResponse = PageResponse<PostResponse>
 
 extension PageResponse<PostResponse> {
+    /// An offset page of posts.
+    init(_ page: Page<Post>, window: PageWindow, now: Date) {
+        self.init(data: page.items.map { PostResponse(post: $0, now: now) }, total: page.total, page: window.page, limit: window.limit,
+                  hasNext: window.hasNext(total: page.total))
+    }
+
     /// A page of a post list (the feed, an influencer's posts). Keyset sorts go on with
     /// `next_cursor` past the offset window; offset pages stop at it.
     init(_ page: FeedPage, query: FeedQuery, now: Date) {

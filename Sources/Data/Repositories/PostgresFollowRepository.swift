@@ -1,0 +1,96 @@
+import Domain
+import Foundation
+
+/// ``FollowRepository`` over `follows` (migration 0018). Follower counts are moved by the
+/// `follows` triggers in the same transaction as the rows.
+public struct PostgresFollowRepository: FollowRepository {
+    private let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// The user's row is locked first, so one account's concurrent follows are counted
+    /// one at a time and never pass `limit` together (three at once with room for two:
+    /// all three were written when the count shared the locking statement).
+    public func follow(_ influencer: InfluencerID, by user: UserID, limit: Int) async throws -> Int {
+        do {
+            return try await pool.transaction { connection in
+                guard try connection.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [user.rawValue]).first != nil else {
+                    throw DomainError.notFound("user")
+                }
+                // A statement of its own: its snapshot is taken after the lock is held (the
+                // subqueries of a locking statement see the rows from before its wait).
+                let row = try connection.query("""
+                    SELECT EXISTS (SELECT 1 FROM follows WHERE user_id = $1 AND influencer_id = $2),
+                           (SELECT count(*)::int FROM follows WHERE user_id = $1)
+                    """, [user.rawValue, influencer.rawValue]).first!
+                if try !row.decode(0, as: Bool.self) {
+                    guard try row.decode(1, as: Int.self) < limit else {
+                        throw DomainError.limitReached("follow", message: "An account follows at most \(limit) influencers; unfollow one first.")
+                    }
+                    try connection.execute("INSERT INTO follows (user_id, influencer_id) VALUES ($1, $2)", [user.rawValue, influencer.rawValue])
+                }
+                return try Self.followerCount(influencer, connection)
+            }
+        } catch let error as PostgresError where error.code == .foreignKeyViolation {
+            throw DomainError.notFound("influencer")
+        }
+    }
+
+    public func unfollow(_ influencer: InfluencerID, by user: UserID) async throws -> Int {
+        try await pool.transaction { connection in
+            try connection.execute("DELETE FROM follows WHERE user_id = $1 AND influencer_id = $2", [user.rawValue, influencer.rawValue])
+            return try Self.followerCount(influencer, connection)
+        }
+    }
+
+    private static func followerCount(_ influencer: InfluencerID, _ connection: PostgresConnection) throws -> Int {
+        guard let row = try connection.query("SELECT app_followers_count FROM influencers WHERE id = $1", [influencer.rawValue]).first else {
+            throw DomainError.notFound("influencer")
+        }
+        return try row.decode(0)
+    }
+
+    public func followed(by user: UserID, offset: Int, limit: Int) async throws -> Page<InfluencerProfile> {
+        try await pool.withConnection { connection in
+            let total: Int = try connection.query("SELECT count(*)::int FROM follows WHERE user_id = $1", [user.rawValue]).first!.decode(0)
+            let items = try connection.query("""
+                SELECT \(PostgresInfluencerRepository.columns(viewer: 1)) FROM (
+                    SELECT influencer_id, created_at FROM follows WHERE user_id = $1
+                    ORDER BY created_at DESC, influencer_id DESC OFFSET $2 LIMIT $3
+                ) f JOIN influencers i ON i.id = f.influencer_id
+                ORDER BY f.created_at DESC, f.influencer_id DESC
+                """, [user.rawValue, offset, limit]).map { try PostgresInfluencerRepository.decode($0, from: 0) }
+            return Page(items: items, total: total)
+        }
+    }
+
+    /// The posts of user $1's schedule from $2 to $3.
+    private static let scheduled = """
+        FROM follows f JOIN posts p ON p.influencer_id = f.influencer_id
+        WHERE f.user_id = $1 AND p.group_buying_end >= $2 AND p.group_buying_start < $3
+          AND p.group_buying_end < $3::timestamptz + (SELECT longest FROM post_window_bounds)
+        """
+
+    /// One statement: for each followed influencer, a range of `posts_influencer_end` —
+    /// windows ending from `from` on, and before `to` plus the longest window any post has
+    /// (migration 0015), since a window that starts before `to` ends before that — with the
+    /// start tested in the index. The matches are counted and one page of them joined.
+    public func schedule(of user: UserID, from: Date, to: Date, offset: Int, limit: Int) async throws -> Page<Post> {
+        try await pool.withConnection { connection in
+            let rows = try connection.query("""
+                WITH matches AS (SELECT p.id, p.group_buying_end \(Self.scheduled))
+                SELECT (SELECT count(*)::int FROM matches), \(PostRows.columns(viewer: 1)) FROM (
+                    SELECT id, group_buying_end FROM matches ORDER BY group_buying_end, id OFFSET $4 LIMIT $5
+                ) page JOIN posts p ON p.id = page.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
+                ORDER BY p.group_buying_end, p.id
+                """, [user.rawValue, from, to, offset, limit])
+            let items = try rows.map { try PostRows.decode($0, from: 1) }
+            if let first = rows.first { return Page(items: items, total: try first.decode(0)) }
+            // Past the last page: count on its own.
+            let total: Int = try connection.query("SELECT count(*)::int \(Self.scheduled)", [user.rawValue, from, to]).first!.decode(0)
+            return Page(items: [], total: total)
+        }
+    }
+}
