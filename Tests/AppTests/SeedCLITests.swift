@@ -24,10 +24,14 @@ import TestSupport
                                SELECT day, category_id, starts, ends FROM post_day_counts
                                UNION ALL SELECT korea_day(group_buying_start), category_id, -1, 0 FROM posts
                                UNION ALL SELECT korea_day(group_buying_end), category_id, 0, -1 FROM posts) x
-                           GROUP BY day, category_id HAVING sum(starts) <> 0 OR sum(ends) <> 0) wrong)::int
+                           GROUP BY day, category_id HAVING sum(starts) <> 0 OR sum(ends) <> 0) wrong)::int,
+                       (SELECT count(*) FROM posts p, post_window_bounds b
+                        WHERE b.longest IS NULL OR p.group_buying_end - p.group_buying_start > b.longest
+                           OR p.group_buying_start - p.posted_at NOT BETWEEN b.lead_min AND b.lead_max)::int
                 """).first!
             return ["influencers": try row.decode(0), "posts": try row.decode(1), "users": try row.decode(2), "likes": try row.decode(3),
-                    "wrong like counts": try row.decode(4), "wrong category counts": try row.decode(5), "wrong day counts": try row.decode(6)]
+                    "wrong like counts": try row.decode(4), "wrong category counts": try row.decode(5), "wrong day counts": try row.decode(6),
+                    "posts outside the window bounds": try row.decode(7)]
         }
     }
 
@@ -89,7 +93,8 @@ import TestSupport
                                                    environment: ["DATABASE_URL": database.url], directory: try directory())
         #expect(result.code == 0, "\(result.output)")
         #expect(result.output.contains("progress: 9450/9450 rows"))
-        #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0, "wrong day counts": 0])
+        #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0, "wrong day counts": 0,
+                                                       "posts outside the window bounds": 0])
         await database.drop()
     }
 

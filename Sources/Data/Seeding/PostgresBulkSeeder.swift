@@ -101,6 +101,8 @@ public struct PostgresBulkSeeder: Sendable {
                 INSERT INTO feed_ranks (day, post_id, category_id, rank)
                     SELECT d.day, p.id, p.category_id, feed_rank(p.id, d.day) FROM posts p JOIN feed_days d ON p.group_buying_end >= d.day_start;
                 SELECT post_day_counts_rebuild();
+                SELECT post_window_bounds_widen(max(group_buying_end - group_buying_start), min(group_buying_start - posted_at),
+                                                max(group_buying_start - posted_at)) FROM posts;
                 ANALYZE;
                 """)
         }
