@@ -27,11 +27,13 @@ import TestSupport
                            GROUP BY day, category_id HAVING sum(starts) <> 0 OR sum(ends) <> 0) wrong)::int,
                        (SELECT count(*) FROM posts p, post_window_bounds b
                         WHERE b.longest IS NULL OR p.group_buying_end - p.group_buying_start > b.longest
-                           OR p.group_buying_start - p.posted_at NOT BETWEEN b.lead_min AND b.lead_max)::int
+                           OR p.group_buying_start - p.posted_at NOT BETWEEN b.lead_min AND b.lead_max)::int,
+                       (SELECT count(*) FROM follows)::int,
+                       (SELECT count(*) FROM influencers i WHERE i.app_followers_count <> (SELECT count(*) FROM follows f WHERE f.influencer_id = i.id))::int
                 """).first!
             return ["influencers": try row.decode(0), "posts": try row.decode(1), "users": try row.decode(2), "likes": try row.decode(3),
                     "wrong like counts": try row.decode(4), "wrong category counts": try row.decode(5), "wrong day counts": try row.decode(6),
-                    "posts outside the window bounds": try row.decode(7)]
+                    "posts outside the window bounds": try row.decode(7), "follows": try row.decode(8), "wrong follower counts": try row.decode(9)]
         }
     }
 
@@ -51,10 +53,12 @@ import TestSupport
         #expect(afterFirst["wrong like counts"] == 0)
         #expect(afterFirst["wrong category counts"] == 0)
         #expect(afterFirst["wrong day counts"] == 0)
+        #expect(afterFirst["follows"]! > 5_000)
+        #expect(afterFirst["wrong follower counts"] == 0)
 
         let second = try await Market09Process.run(["seed", "demo"], environment: environment, directory: workspace)
         #expect(second.output.contains("0 posts added, 0 posts moved"))
-        #expect(second.output.hasSuffix("0 likes added\n"))
+        #expect(second.output.hasSuffix("0 likes added, 0 follows added\n"))
         #expect(try await consistency(database) == afterFirst)
 
         let reset = try await Market09Process.run(["seed", "demo", "--reset"], environment: environment, directory: workspace)
@@ -94,7 +98,7 @@ import TestSupport
         #expect(result.code == 0, "\(result.output)")
         #expect(result.output.contains("progress: 9450/9450 rows"))
         #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0, "wrong day counts": 0,
-                                                       "posts outside the window bounds": 0])
+                                                       "posts outside the window bounds": 0, "follows": 0, "wrong follower counts": 0])
         await database.drop()
     }
 

@@ -56,10 +56,12 @@ import TestSupport
         #expect(try await posts.top10(category: nil, now: now, viewer: viewer).count == 1) // top10.own.sql
         _ = try await posts.post(id: PostID(rawValue: post), viewer: viewer)                // detail.own.sql
         _ = try await PostgresUserRepository(pool: pool).user(id: viewer)                  // me.own.sql
+        _ = try await PostgresFollowRepository(pool: pool).schedule(of: viewer, from: now, to: now.addingTimeInterval(7 * 86_400),
+                                                                    offset: 0, limit: 20)  // schedule.own.sql
         let prepared = Set(try await pool.withConnection { $0.preparedStatements }.map(Self.normalized))
 
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.benchSQL.path).filter { $0.hasSuffix(".own.sql") }.sorted()
-        #expect(files.count == 8)
+        #expect(files.count == 9)
         for file in files where file != "like.own.sql" {
             let text = try String(contentsOf: Self.benchSQL.appendingPathComponent(file), encoding: .utf8)
             let sent = prepared.contains(Self.normalized(text))

@@ -20,6 +20,8 @@ public struct PostgresDemoSeeder: Sendable {
         public let users: Int
         /// Likes added.
         public let likesInserted: Int
+        /// Follows added.
+        public let followsInserted: Int
     }
 
     /// Sizes of the demo dataset.
@@ -43,7 +45,9 @@ public struct PostgresDemoSeeder: Sendable {
             let (inserted, moved) = try Self.posts(&random, now: now, connection)
             let users = try Self.users(&random, passwordHash: passwordHash, connection)
             let likes = try Self.likes(&random, users: users, connection)
-            return Report(influencers: influencers, postsInserted: inserted, postsMoved: moved, users: users.count, likesInserted: likes)
+            let follows = try Self.follows(&random, users: users, connection)
+            return Report(influencers: influencers, postsInserted: inserted, postsMoved: moved, users: users.count, likesInserted: likes,
+                          followsInserted: follows)
         }
     }
 
