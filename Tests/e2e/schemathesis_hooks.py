@@ -4,6 +4,7 @@ Every test case gets a fresh permanent account's access token: cases log out, de
 account and edit the profile, so a token shared across cases would be revoked by the first
 logout and every later case would only see 401.
 """
+import datetime
 import json
 import urllib.request
 import uuid
@@ -63,6 +64,7 @@ def _within_paging_and_dates(context, query):
         bound = SHALLOW_PAGE_LIMIT if shallow else DEEP_PAGE_LIMIT
         if page * limit > bound:
             query["page"] = max(1, bound // limit)
+    _schedule_range(query)
     first, last = query.get("date_from"), query.get("date_to")
     if isinstance(first, str) and last is None:
         query["date_to"] = first
@@ -71,6 +73,20 @@ def _within_paging_and_dates(context, query):
     elif isinstance(first, str) and isinstance(last, str) and first > last:
         query["date_from"], query["date_to"] = last, first
     return query
+
+
+def _schedule_range(query):
+    """A schedule's end_date is not before its start_date and at most 91 days after it."""
+    first, last = query.get("start_date"), query.get("end_date")
+    try:
+        start, end = datetime.date.fromisoformat(first), datetime.date.fromisoformat(last)
+    except (TypeError, ValueError):
+        return
+    try:
+        latest = start + datetime.timedelta(days=91)
+    except OverflowError:
+        latest = datetime.date.max
+    query["end_date"] = min(max(start, end), latest).isoformat()
 
 
 def _integer(value):
