@@ -92,6 +92,10 @@ def requests(url, count, rng):
     for term in rng.sample(found, min(10, len(found))):
         out.append("/v1/influencers?" + urllib.parse.urlencode({"search": term, "page": rng.choice([1, 5, 50])}))
     out += ["/v1/influencers?page=%d" % p for p in (1, 100, 500)]
+    # Hashtag lists (seed bulk: a category tag on ~77 k posts, 1,000 tags on ~1 k each),
+    # first and deep pages; the schedule of a viewer following 500 influencers.
+    for tag, page in [("beauty", 1), ("beauty", 200), ("beauty", 500), ("tag7", 1), ("tag7", 20), ("크림", 100), ("nosuchtag", 1)]:
+        out.append("/v1/posts?" + urllib.parse.urlencode({"hashtag": tag, "page": page}))
     return out
 
 

@@ -113,6 +113,35 @@ import TestSupport
         await database.drop()
     }
 
+    @Test func postsImportWithTheirInstagramDetailsFromCSVAndNDJSON() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        let environment = ["DATABASE_URL": database.url]
+        _ = try await Market09Process.run(["import", "influencers", try write("username\ntagger\n", "i.csv", in: directory)], environment: environment, directory: directory)
+        let csv = try write("""
+            influencer_username,product_name,category,group_buying_start,group_buying_end,post_url,caption,hashtags,post_type
+            tagger,크림,beauty,2026-12-01T00:00:00Z,2026-12-02T00:00:00Z,https://www.instagram.com/p/A1/,"첫 줄
+            둘째 줄",#크림 #Skincare,Image
+            tagger,나쁜 태그,beauty,2026-12-01T00:00:00Z,2026-12-02T00:00:00Z,,,#a-b,
+            """, "p.csv", in: directory)
+        let first = try await Market09Process.run(["import", "posts", csv], environment: environment, directory: directory)
+        #expect(first.output.hasPrefix("posts: imported 1, updated 0, unchanged 0, rejected 1"), "\(first.output)")
+        let ndjson = try write("""
+            {"influencer_username": "tagger", "product_name": "세럼", "category": "beauty", "group_buying_start": "2026-12-01T00:00:00Z", "group_buying_end": "2026-12-02T00:00:00Z", "hashtags": ["#세럼", "skincare"], "post_type": "Video"}
+            """, "p.ndjson", in: directory)
+        let second = try await Market09Process.run(["import", "posts", ndjson], environment: environment, directory: directory)
+        #expect(second.output == "posts: imported 1, updated 0, unchanged 0, rejected 0\n")
+        let rows: [String] = try await database.pool.withConnection { connection in
+            try connection.query("""
+                SELECT product_name || '|' || coalesce(post_url, '') || '|' || coalesce(caption, '') || '|' || array_to_string(hashtags, ',')
+                       || '|' || post_type FROM posts ORDER BY id
+                """).map { try $0.decode(0) }
+        }
+        #expect(rows == ["크림|https://www.instagram.com/p/A1/|첫 줄\n둘째 줄|크림,skincare|Image", "세럼|||세럼,skincare|Video"])
+        #expect(try await count(database, "SELECT posts FROM hashtag_counts WHERE tag = 'skincare'") == 2)
+        await database.drop()
+    }
+
     @Test func malformedFilesAndUsageMistakesExitWithTheirCodes() async throws {
         let database = try await TestDatabase.migrated()
         let directory = try workspace()

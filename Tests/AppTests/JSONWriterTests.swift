@@ -92,7 +92,7 @@ import Testing
                 "status": "ongoing", "likes_count": 12, "posted_at": "2025-12-01T07:59:59.500+09:00",
                 "influencer": ["id": 3, "username": "beauty_kim", "full_name": "김뷰티", "profile_pic_url": NSNull(),
                                "external_url": "https://x.example/?a=1&b=\\"],
-                "is_liked": true, "rank": 1,
+                "is_liked": true, "rank": 1, "post_url": NSNull(), "hashtags": [String](), "post_type": NSNull(),
             ]],
             "total": 1, "total_exact": true, "page": 1, "limit": 20, "has_next": false,
         ]

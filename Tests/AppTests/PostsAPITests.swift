@@ -20,7 +20,8 @@ import TestSupport
 
             #expect(created.status == 201)
             #expect(Set(created.json.keys) == ["id", "product_name", "price", "category", "category_name", "display_url", "group_buying_url",
-                                              "group_buying_start", "group_buying_end", "status", "likes_count", "posted_at", "influencer", "is_liked"])
+                                              "group_buying_start", "group_buying_end", "status", "likes_count", "posted_at", "influencer", "is_liked",
+                                              "post_url", "hashtags", "post_type", "caption"])
             #expect(created.json["category"] as? String == "beauty")
             #expect(created.json["category_name"] as? String == "뷰티")
             #expect(created.json["group_buying_start"] as? String == "2026-12-01T10:00:00.000+09:00")

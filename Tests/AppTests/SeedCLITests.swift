@@ -29,11 +29,16 @@ import TestSupport
                         WHERE b.longest IS NULL OR p.group_buying_end - p.group_buying_start > b.longest
                            OR p.group_buying_start - p.posted_at NOT BETWEEN b.lead_min AND b.lead_max)::int,
                        (SELECT count(*) FROM follows)::int,
-                       (SELECT count(*) FROM influencers i WHERE i.app_followers_count <> (SELECT count(*) FROM follows f WHERE f.influencer_id = i.id))::int
+                       (SELECT count(*) FROM influencers i WHERE i.app_followers_count <> (SELECT count(*) FROM follows f WHERE f.influencer_id = i.id))::int,
+                       (SELECT count(*) FROM posts p, unnest(p.hashtags))::int,
+                       (SELECT count(*) FROM ((SELECT p.id, t FROM posts p, unnest(p.hashtags) t EXCEPT SELECT post_id, tag FROM post_hashtags)
+                                              UNION ALL (SELECT post_id, tag FROM post_hashtags EXCEPT SELECT p.id, t FROM posts p, unnest(p.hashtags) t)) x)::int
+                       + (SELECT count(*) FROM hashtag_counts c WHERE c.posts <> (SELECT count(*) FROM post_hashtags h WHERE h.tag = c.tag))::int
                 """).first!
             return ["influencers": try row.decode(0), "posts": try row.decode(1), "users": try row.decode(2), "likes": try row.decode(3),
                     "wrong like counts": try row.decode(4), "wrong category counts": try row.decode(5), "wrong day counts": try row.decode(6),
-                    "posts outside the window bounds": try row.decode(7), "follows": try row.decode(8), "wrong follower counts": try row.decode(9)]
+                    "posts outside the window bounds": try row.decode(7), "follows": try row.decode(8), "wrong follower counts": try row.decode(9),
+                    "hashtags": try row.decode(10), "wrong hashtag rows": try row.decode(11)]
         }
     }
 
@@ -55,6 +60,8 @@ import TestSupport
         #expect(afterFirst["wrong day counts"] == 0)
         #expect(afterFirst["follows"]! > 5_000)
         #expect(afterFirst["wrong follower counts"] == 0)
+        #expect(afterFirst["hashtags"] == 15_000)
+        #expect(afterFirst["wrong hashtag rows"] == 0)
 
         let second = try await Market09Process.run(["seed", "demo"], environment: environment, directory: workspace)
         #expect(second.output.contains("0 posts added, 0 posts moved"))
@@ -98,7 +105,8 @@ import TestSupport
         #expect(result.code == 0, "\(result.output)")
         #expect(result.output.contains("progress: 9450/9450 rows"))
         #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0, "wrong day counts": 0,
-                                                       "posts outside the window bounds": 0, "follows": 0, "wrong follower counts": 0])
+                                                       "posts outside the window bounds": 0, "follows": 0, "wrong follower counts": 0,
+                                                       "hashtags": 9000, "wrong hashtag rows": 0])
         await database.drop()
     }
 

@@ -65,6 +65,12 @@ def _within_paging_and_dates(context, query):
         if page * limit > bound:
             query["page"] = max(1, bound // limit)
     _schedule_range(query)
+    if context.operation.path == "/v1/posts" and query.get("hashtag") is not None:
+        # A hashtag's list takes no other filter, newest first.
+        for name in ("search", "category", "date_from", "date_to", "status"):
+            query.pop(name, None)
+        if query.get("sort") not in (None, "latest"):
+            query.pop("sort")
     first, last = query.get("date_from"), query.get("date_to")
     if isinstance(first, str) and last is None:
         query["date_to"] = first

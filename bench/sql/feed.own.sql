@@ -2,7 +2,8 @@
 SELECT t.total, p.id, p.product_name, p.price, p.category_id, c.name, p.display_url, p.group_buying_url,
        p.group_buying_start, p.group_buying_end, p.likes_count, p.posted_at, p.submitted_by,
        i.id, i.username, i.full_name, i.profile_pic_url, i.external_url,
-       COALESCE((SELECT true FROM likes l WHERE l.user_id = :viewer::uuid AND l.post_id = p.id), false)
+       COALESCE((SELECT true FROM likes l WHERE l.user_id = :viewer::uuid AND l.post_id = p.id), false),
+       p.post_url, array_to_string(p.hashtags, ' '), p.post_type
 FROM (SELECT COALESCE(sum(post_count), 0)::int AS total FROM category_post_counts) t
 LEFT JOIN ((SELECT u.post_id, u.section, u.ordinal FROM (
                (SELECT r.post_id, 0 AS section, row_number() OVER (ORDER BY r.rank, r.post_id) AS ordinal

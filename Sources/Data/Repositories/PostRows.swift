@@ -12,7 +12,8 @@ enum PostRows {
         p.id, p.product_name, p.price, p.category_id, c.name, p.display_url, p.group_buying_url,
         p.group_buying_start, p.group_buying_end, p.likes_count, p.posted_at, p.submitted_by,
         i.id, i.username, i.full_name, i.profile_pic_url, i.external_url,
-        COALESCE((SELECT true FROM likes l WHERE l.user_id = $\(parameter)::uuid AND l.post_id = p.id), false)
+        COALESCE((SELECT true FROM likes l WHERE l.user_id = $\(parameter)::uuid AND l.post_id = p.id), false),
+        p.post_url, array_to_string(p.hashtags, ' '), p.post_type
         """
     }
 
@@ -22,6 +23,8 @@ enum PostRows {
         case groupBuyingStart, groupBuyingEnd, likesCount, postedAt, submittedBy
         case influencerID, username, fullName, profilePicURL, externalURL
         case isLiked
+        /// Tags hold no spaces (PostRules.hashtag), so they travel joined by one.
+        case postURL, hashtags, postType
     }
 
     /// How many columns ``columns(viewer:)`` selects.
@@ -29,8 +32,9 @@ enum PostRows {
 
     static let joins = "FROM posts p JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id"
 
-    /// The post in `row`, whose ``columns(viewer:)`` start at column `first`.
-    static func decode(_ row: PostgresRow, from first: Int) throws -> Post {
+    /// The post in `row`, whose ``columns(viewer:)`` start at column `first`; `caption`
+    /// when the statement read it.
+    static func decode(_ row: PostgresRow, from first: Int, caption: String? = nil) throws -> Post {
         func column<T: PostgresDecodable>(_ column: Column, as type: T.Type = T.self) throws -> T {
             try row.decode(first + column.rawValue)
         }
@@ -44,7 +48,10 @@ enum PostRows {
             influencer: InfluencerSummary(id: InfluencerID(rawValue: try column(.influencerID)), username: try column(.username),
                                           fullName: try column(.fullName), profilePicURL: try column(.profilePicURL),
                                           externalURL: try column(.externalURL)),
-            isLiked: try column(.isLiked))
+            isLiked: try column(.isLiked),
+            details: PostDetails(postURL: try column(.postURL), caption: caption,
+                                 hashtags: (try column(.hashtags, as: String.self)).split(separator: " ").map(String.init),
+                                 postType: try column(.postType)))
     }
 
     /// The post in `row`, whose ``columns(viewer:)`` come first.
@@ -52,8 +59,10 @@ enum PostRows {
         try decode(row, from: 0)
     }
 
-    /// The post `id` for `viewer`, or `nil`.
+    /// The post `id` for `viewer` with its caption, or `nil`.
     static func find(_ id: PostID, viewer: UserID?, _ connection: PostgresConnection) throws -> Post? {
-        try connection.query("SELECT \(columns(viewer: 2)) \(joins) WHERE p.id = $1", [id.rawValue, viewer?.rawValue]).first.map(decode)
+        try connection.query("SELECT \(columns(viewer: 2)), p.caption \(joins) WHERE p.id = $1", [id.rawValue, viewer?.rawValue]).first.map {
+            try decode($0, from: 0, caption: try $0.decode(count))
+        }
     }
 }

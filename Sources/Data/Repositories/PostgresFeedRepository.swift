@@ -47,6 +47,7 @@ public final class PostgresFeedRepository: FeedRepository {
 
     public func page(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?) async throws -> FeedPage {
         try await pool.withConnection { connection in
+            if let tag = query.hashtag { return try Self.hashtagPage(query, tag: tag, viewer: viewer, connection) }
             if query.sort == .default && query.search == nil && query.status == nil && query.dateRange == nil && query.influencer == nil {
                 return try Self.dailyOrder(query, day: day, viewer: viewer, connection)
             }
@@ -128,6 +129,32 @@ public final class PostgresFeedRepository: FeedRepository {
             if try row.decode(PageRow.post, as: Int?.self) != nil { items.append(try PostRows.decode(row, from: PageRow.post)) }
         }
         return FeedPage(items: items, total: total, hasMore: (query.page - 1) * query.limit + items.count < total, nextCursor: nil)
+    }
+
+    // MARK: - A hashtag's posts
+
+    /// One statement: the total from `hashtag_counts`, the page a range of
+    /// `post_hashtags_tag_posted` (migration 0019) in its order, and only those posts
+    /// joined. LIMIT is written into the text (a parameter gets a generic plan that
+    /// assumes 10 % of the rows).
+    private static func hashtagPage(_ query: FeedQuery, tag: String, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
+        let offset = (query.page - 1) * query.limit
+        let rows = try connection.query("""
+            SELECT t.total, \(PostRows.columns(viewer: 2))
+            FROM (SELECT COALESCE((SELECT posts FROM hashtag_counts WHERE tag = $1), 0) AS total) t
+            LEFT JOIN ((SELECT h.post_id, h.posted_at FROM post_hashtags h WHERE h.tag = $1
+                        ORDER BY h.posted_at DESC, h.post_id DESC OFFSET $3 LIMIT \(query.limit)) r
+                       JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id
+                       JOIN categories c ON c.id = p.category_id) ON true
+            ORDER BY r.posted_at DESC, r.post_id DESC
+            """, [tag, viewer?.rawValue, offset])
+        var total = 0
+        var items: [Post] = []
+        for row in rows {
+            total = try row.decode(PageRow.total)
+            if try row.decode(PageRow.post, as: Int?.self) != nil { items.append(try PostRows.decode(row, from: PageRow.post)) }
+        }
+        return FeedPage(items: items, total: total, hasMore: offset + items.count < total, nextCursor: nil)
     }
 
     // MARK: - Filtered feeds and keyset sorts

@@ -100,18 +100,20 @@ public struct PostgresImporter: Sendable {
     private static func mergePosts(_ rows: [PostImport], _ connection: PostgresConnection) throws -> [ImportOutcome] {
         try connection.execute(script: """
             CREATE TEMP TABLE import_posts (position integer, username text, product_name text, price integer, category_id text,
-                display_url text, group_buying_url text, starts timestamptz, ends timestamptz) ON COMMIT DROP
+                display_url text, group_buying_url text, starts timestamptz, ends timestamptz, post_url text, caption text,
+                hashtags text, post_type text) ON COMMIT DROP
             """)
         var index = 0
         try connection.copy(into: "import_posts", columns: ["position", "username", "product_name", "price", "category_id", "display_url",
-                                                            "group_buying_url", "starts", "ends"]) {
+                                                            "group_buying_url", "starts", "ends", "post_url", "caption", "hashtags", "post_type"]) {
             guard index < rows.count else { return nil }
             var chunk = ""
             while index < rows.count && chunk.utf8.count < 64_000 {
                 let row = rows[index], post = row.post
                 let fields: [String?] = [String(index), row.influencerUsername, post.productName, post.price.map(String.init), post.category.rawValue,
                                          post.displayURL, post.groupBuyingURL, PostgresTimestamp.format(post.groupBuyingStart),
-                                         PostgresTimestamp.format(post.groupBuyingEnd)]
+                                         PostgresTimestamp.format(post.groupBuyingEnd), post.details.postURL, post.details.caption,
+                                         PostgresPostRepository.tagText(post.details.hashtags), post.details.postType]
                 chunk += fields.map(PostgresConnection.copyEscape).joined(separator: "\t") + "\n"
                 index += 1
             }
@@ -130,13 +132,18 @@ public struct PostgresImporter: Sendable {
                 FROM import_posts ip JOIN influencers i ON i.username = ip.username
                 ORDER BY i.id, ip.product_name, ip.starts, ip.ends, ip.position DESC
             ), merged AS (
-                INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url, group_buying_start, group_buying_end)
-                SELECT influencer_id, product_name, price, category_id, display_url, group_buying_url, starts, ends FROM latest
+                INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url, group_buying_start, group_buying_end,
+                                   post_url, caption, hashtags, post_type)
+                SELECT influencer_id, product_name, price, category_id, display_url, group_buying_url, starts, ends,
+                       post_url, caption, string_to_array(hashtags, ' '), post_type FROM latest
                 ON CONFLICT ON CONSTRAINT posts_dedup_key DO UPDATE SET
                     price = EXCLUDED.price, category_id = EXCLUDED.category_id, display_url = EXCLUDED.display_url,
-                    group_buying_url = EXCLUDED.group_buying_url
-                WHERE (posts.price, posts.category_id, posts.display_url, posts.group_buying_url)
-                      IS DISTINCT FROM (EXCLUDED.price, EXCLUDED.category_id, EXCLUDED.display_url, EXCLUDED.group_buying_url)
+                    group_buying_url = EXCLUDED.group_buying_url, post_url = EXCLUDED.post_url, caption = EXCLUDED.caption,
+                    hashtags = EXCLUDED.hashtags, post_type = EXCLUDED.post_type
+                WHERE (posts.price, posts.category_id, posts.display_url, posts.group_buying_url, posts.post_url, posts.caption,
+                       posts.hashtags, posts.post_type)
+                      IS DISTINCT FROM (EXCLUDED.price, EXCLUDED.category_id, EXCLUDED.display_url, EXCLUDED.group_buying_url,
+                                        EXCLUDED.post_url, EXCLUDED.caption, EXCLUDED.hashtags, EXCLUDED.post_type)
                 RETURNING influencer_id, product_name, group_buying_start, group_buying_end, (xmax = 0) AS inserted
             )
             SELECT l.position, m.inserted FROM merged m JOIN latest l

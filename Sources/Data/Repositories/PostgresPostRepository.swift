@@ -26,12 +26,13 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
             try await pool.transaction { connection in
                 guard let row = try connection.query("""
                     INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url,
-                                       group_buying_start, group_buying_end, submitted_by, posted_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                       group_buying_start, group_buying_end, submitted_by, posted_at, post_url, caption, hashtags, post_type)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, string_to_array($13, ' '), $14)
                     ON CONFLICT ON CONSTRAINT posts_dedup_key DO NOTHING
                     RETURNING id
                     """, [post.influencerID.rawValue, post.productName, post.price, post.category.rawValue, post.displayURL,
-                          post.groupBuyingURL, post.groupBuyingStart, post.groupBuyingEnd, submittedBy.rawValue, now]).first
+                          post.groupBuyingURL, post.groupBuyingStart, post.groupBuyingEnd, submittedBy.rawValue, now,
+                          post.details.postURL, post.details.caption, Self.tagText(post.details.hashtags), post.details.postType]).first
                 else { throw DomainError.conflict("post") }
                 return try PostRows.find(PostID(rawValue: try row.decode(0)), viewer: submittedBy, connection)!
             }
@@ -48,10 +49,13 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
                     UPDATE posts SET product_name = COALESCE($2, product_name), price = COALESCE($3, price),
                         category_id = COALESCE($4, category_id), group_buying_start = COALESCE($5, group_buying_start),
                         group_buying_end = COALESCE($6, group_buying_end), display_url = COALESCE($7, display_url),
-                        group_buying_url = COALESCE($8, group_buying_url)
+                        group_buying_url = COALESCE($8, group_buying_url), post_url = COALESCE($9, post_url),
+                        caption = COALESCE($10, caption), hashtags = COALESCE(string_to_array($11, ' '), hashtags),
+                        post_type = COALESCE($12, post_type)
                     WHERE id = $1
                     """, [id.rawValue, changes.productName, changes.price, changes.category?.rawValue, changes.groupBuyingStart,
-                          changes.groupBuyingEnd, changes.displayURL, changes.groupBuyingURL])
+                          changes.groupBuyingEnd, changes.displayURL, changes.groupBuyingURL, changes.postURL, changes.caption,
+                          changes.hashtags.map(Self.tagText), changes.postType])
                 return try PostRows.find(id, viewer: requester, connection)!
             }
         }
@@ -149,6 +153,12 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         } catch let error as PostgresError where error.code == .foreignKeyViolation {
             throw DomainError.notFound("post")
         }
+    }
+
+    /// Hashtags as one parameter, for `string_to_array($n, ' ')`: tags hold no spaces
+    /// (PostRules.hashtag), and an empty list is the empty string, which makes `{}`.
+    static func tagText(_ tags: [String]) -> String {
+        tags.joined(separator: " ")
     }
 
     /// Locks the post and checks `requester` may change it; returns its window and when it was posted.

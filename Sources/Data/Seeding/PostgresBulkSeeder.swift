@@ -74,7 +74,8 @@ public struct PostgresBulkSeeder: Sendable {
             let likes = LikePlan(users: plan.users, posts: plan.posts, likes: plan.users == 0 || plan.posts == 0 ? 0 : plan.likes, seed: seed &+ 3)
             var likeCounts = [Int32](repeating: 0, count: plan.posts)
             likes.forEach { _, post in likeCounts[post] += 1 }
-            try stream("posts", ["influencer_id", "product_name", "price", "category_id", "group_buying_start", "group_buying_end", "posted_at", "likes_count"], count: plan.posts) { index in
+            try stream("posts", ["influencer_id", "product_name", "price", "category_id", "group_buying_start", "group_buying_end", "posted_at", "likes_count",
+                                 "hashtags"], count: plan.posts) { index in
                 let influencer = influencerIDs[random.skewed(influencerIDs.count, power: 1.5)]
                 let category = SampleNames.categories[(influencer + index) % 13]
                 let product = SampleNames.products[category]![index % 5]
@@ -82,7 +83,11 @@ public struct PostgresBulkSeeder: Sendable {
                 let start = nowSeconds - 200 * 86_400 + Double.random(in: 0...(215 * 86_400), using: &random)
                 let end = start + Double.random(in: 86_400...(30 * 86_400), using: &random)
                 let price = Int.random(in: 1...300, using: &random) * 1000 - 100
-                return "\(influencer)\t\(product) \(index)\t\(price)\t\(category)\t\(Self.timestamp(start))\t\(Self.timestamp(end))\t\(Self.timestamp(start - 86_400))\t\(likeCounts[index])\n"
+                // Hashtags from what the post is, without a draw (the other fields stay as
+                // they were): its category (~77 k posts each), its product's first word, and
+                // one of 1,000 rarer tags (~1 k posts each).
+                let tags = "{\(category),\(product.split(separator: " ")[0]),tag\(index % 1000)}"
+                return "\(influencer)\t\(product) \(index)\t\(price)\t\(category)\t\(Self.timestamp(start))\t\(Self.timestamp(end))\t\(Self.timestamp(start - 86_400))\t\(likeCounts[index])\t\(tags)\n"
             }
             let pairs = likes.makeIterator()
             var produced = 0
@@ -101,6 +106,10 @@ public struct PostgresBulkSeeder: Sendable {
                 INSERT INTO feed_ranks (day, post_id, category_id, rank)
                     SELECT d.day, p.id, p.category_id, feed_rank(p.id, d.day) FROM posts p JOIN feed_days d ON p.group_buying_end >= d.day_start;
                 SELECT post_day_counts_rebuild();
+                INSERT INTO post_hashtags (tag, post_id, posted_at)
+                    SELECT DISTINCT t, p.id, p.posted_at FROM posts p, unnest(p.hashtags) t ON CONFLICT DO NOTHING;
+                INSERT INTO hashtag_counts (tag, posts) SELECT tag, count(*) FROM post_hashtags GROUP BY tag
+                    ON CONFLICT (tag) DO UPDATE SET posts = EXCLUDED.posts;
                 SELECT post_window_bounds_widen(max(group_buying_end - group_buying_start), min(group_buying_start - posted_at),
                                                 max(group_buying_start - posted_at)) FROM posts;
                 ANALYZE;

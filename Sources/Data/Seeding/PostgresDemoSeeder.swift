@@ -75,11 +75,11 @@ public struct PostgresDemoSeeder: Sendable {
     }
 
     private static func posts(_ random: inout SeededRandom, now: Date, _ connection: PostgresConnection) throws -> (Int, Int) {
-        try connection.execute(script: "CREATE TEMP TABLE demo_posts (username text, name text, price integer, category text, starts timestamptz, ends timestamptz) ON COMMIT DROP")
+        try connection.execute(script: "CREATE TEMP TABLE demo_posts (username text, name text, price integer, category text, starts timestamptz, ends timestamptz, tags text) ON COMMIT DROP")
         // Windows are placed on whole Korea days relative to today, so a same-day rerun matches.
         let koreaMidnight = KoreaDay(containing: now).start.timeIntervalSince1970
         var index = 0
-        try connection.copy(into: "demo_posts", columns: ["username", "name", "price", "category", "starts", "ends"]) {
+        try connection.copy(into: "demo_posts", columns: ["username", "name", "price", "category", "starts", "ends", "tags"]) {
             guard index < postCount else { return nil }
             var chunk = ""
             while index < postCount && chunk.utf8.count < 64_000 {
@@ -92,21 +92,26 @@ public struct PostgresDemoSeeder: Sendable {
                 let start = koreaMidnight + startDay * 86_400 + hour * 3600
                 let end = start + Double(Int.random(in: 1...14, using: &random)) * 86_400
                 let price = Int.random(in: 1...200, using: &random) * 1000 - 100
-                chunk += "\(names.username)\t\(product) #\(index + 1)\t\(price)\t\(category)\t\(PostgresTimestamp.format(Date(timeIntervalSince1970: start)))\t\(PostgresTimestamp.format(Date(timeIntervalSince1970: end)))\n"
+                // Hashtags from what the post already is (no draw: earlier fields stay as they were).
+                let tags = [category, "공구", String(product.split(separator: " ").first ?? "")].joined(separator: " ")
+                chunk += "\(names.username)\t\(product) #\(index + 1)\t\(price)\t\(category)\t\(PostgresTimestamp.format(Date(timeIntervalSince1970: start)))\t\(PostgresTimestamp.format(Date(timeIntervalSince1970: end)))\t\(tags)\n"
                 index += 1
             }
             return chunk
         }
         let moved = try connection.execute("""
-            UPDATE posts p SET group_buying_start = d.starts, group_buying_end = d.ends, price = d.price, category_id = d.category
+            UPDATE posts p SET group_buying_start = d.starts, group_buying_end = d.ends, price = d.price, category_id = d.category,
+                               hashtags = string_to_array(d.tags, ' ')
             FROM demo_posts d JOIN influencers i ON i.username = d.username
             WHERE p.influencer_id = i.id AND p.product_name = d.name
-              AND (p.group_buying_start, p.group_buying_end, p.price, p.category_id) IS DISTINCT FROM (d.starts, d.ends, d.price, d.category)
+              AND (p.group_buying_start, p.group_buying_end, p.price, p.category_id, p.hashtags)
+                  IS DISTINCT FROM (d.starts, d.ends, d.price, d.category, string_to_array(d.tags, ' '))
             """)
         let inserted = try connection.execute("""
             INSERT INTO posts (influencer_id, product_name, price, category_id, group_buying_start, group_buying_end, posted_at,
-                               display_url)
-            SELECT i.id, d.name, d.price, d.category, d.starts, d.ends, d.starts - interval '1 day', 'https://picsum.photos/seed/' || md5(d.name) || '/600'
+                               display_url, hashtags)
+            SELECT i.id, d.name, d.price, d.category, d.starts, d.ends, d.starts - interval '1 day', 'https://picsum.photos/seed/' || md5(d.name) || '/600',
+                   string_to_array(d.tags, ' ')
             FROM demo_posts d JOIN influencers i ON i.username = d.username
             WHERE NOT EXISTS (SELECT 1 FROM posts p WHERE p.influencer_id = i.id AND p.product_name = d.name)
             """)

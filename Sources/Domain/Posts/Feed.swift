@@ -91,6 +91,8 @@ public struct FeedQuery: Sendable, Equatable {
     public var status: PostStatus?
     /// The influencer offering it.
     public var influencer: InfluencerID?
+    /// Posts with this hashtag (normalised), newest first; no other filter.
+    public var hashtag: String?
     /// The order.
     public var sort: FeedSort = .default
     /// The page, from 1.

@@ -94,10 +94,12 @@ public struct Post: Sendable, Equatable {
     public let influencer: InfluencerSummary
     /// Whether the viewer likes the post.
     public let isLiked: Bool
+    /// What it carries from Instagram (``PostDetails/caption`` on single-post reads only).
+    public let details: PostDetails
 
     public init(id: PostID, productName: String, price: Int?, category: Category, displayURL: String?, groupBuyingURL: String?,
                 groupBuyingStart: Date, groupBuyingEnd: Date, likesCount: Int, postedAt: Date, submittedBy: UserID?,
-                influencer: InfluencerSummary, isLiked: Bool) {
+                influencer: InfluencerSummary, isLiked: Bool, details: PostDetails = PostDetails()) {
         self.id = id
         self.productName = productName
         self.price = price
@@ -111,6 +113,7 @@ public struct Post: Sendable, Equatable {
         self.submittedBy = submittedBy
         self.influencer = influencer
         self.isLiked = isLiked
+        self.details = details
     }
 }
 
@@ -119,7 +122,7 @@ extension Post {
     public func seen(likesCount: Int, isLiked: Bool) -> Post {
         Post(id: id, productName: productName, price: price, category: category, displayURL: displayURL, groupBuyingURL: groupBuyingURL,
              groupBuyingStart: groupBuyingStart, groupBuyingEnd: groupBuyingEnd, likesCount: likesCount, postedAt: postedAt,
-             submittedBy: submittedBy, influencer: influencer, isLiked: isLiked)
+             submittedBy: submittedBy, influencer: influencer, isLiked: isLiked, details: details)
     }
 }
 
@@ -140,9 +143,11 @@ public struct NewPost: Sendable, Equatable {
     public var displayURL: String?
     /// Where to buy.
     public var groupBuyingURL: String?
+    /// What it carries from Instagram.
+    public var details: PostDetails
 
     public init(influencerID: InfluencerID, productName: String, price: Int?, category: CategoryID, groupBuyingStart: Date,
-                groupBuyingEnd: Date, displayURL: String?, groupBuyingURL: String?) {
+                groupBuyingEnd: Date, displayURL: String?, groupBuyingURL: String?, details: PostDetails = PostDetails()) {
         self.influencerID = influencerID
         self.productName = productName
         self.price = price
@@ -151,6 +156,7 @@ public struct NewPost: Sendable, Equatable {
         self.groupBuyingEnd = groupBuyingEnd
         self.displayURL = displayURL
         self.groupBuyingURL = groupBuyingURL
+        self.details = details
     }
 }
 
@@ -169,6 +175,14 @@ public struct PostChanges: Sendable, Equatable {
     public var displayURL: String?
     /// Where to buy.
     public var groupBuyingURL: String?
+    /// The Instagram post.
+    public var postURL: String?
+    /// The caption.
+    public var caption: String?
+    /// Replaces every hashtag.
+    public var hashtags: [String]?
+    /// Instagram's kind of post.
+    public var postType: String?
 
     public init() {}
 

@@ -45,6 +45,7 @@ public enum PostRules {
         try window(start: post.groupBuyingStart, end: post.groupBuyingEnd)
         post.displayURL = try post.displayURL.map { try ProfileRules.url($0, field: "display_url") }
         post.groupBuyingURL = try post.groupBuyingURL.map { try ProfileRules.url($0, field: "group_buying_url") }
+        post.details = try validated(post.details)
         return post
     }
 }

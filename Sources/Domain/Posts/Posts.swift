@@ -35,6 +35,10 @@ public struct Posts: Sendable {
         changes.price = try changes.price.map(PostRules.price)
         changes.displayURL = try changes.displayURL.map { try ProfileRules.url($0, field: "display_url") }
         changes.groupBuyingURL = try changes.groupBuyingURL.map { try ProfileRules.url($0, field: "group_buying_url") }
+        changes.postURL = try changes.postURL.map { try ProfileRules.url($0, field: "post_url") }
+        changes.caption = try changes.caption.map(PostRules.caption)
+        changes.hashtags = try changes.hashtags.map(PostRules.hashtags)
+        changes.postType = try changes.postType.map(PostRules.postType)
         return try await posts.update(id: id, changes: changes, requester: requester.userID, isAdmin: requester.principal.role == .admin)
     }
 

@@ -12,7 +12,7 @@ struct FeedController: Sendable {
         let authenticated = AuthenticatedRoutes(authenticator: authenticator)
         return [
             authenticated.route("GET", "/posts") { request, viewer in
-                let query = try await FeedParameters.parse(request, categories: categories)
+                let query = try await FeedParameters.parse(request, categories: categories, readsHashtag: true)
                 return .json(PostPageResponse(try await feed.page(query, viewer: viewer), query: query, now: now()))
             },
             Route("GET", "/categories") { _ in

@@ -4,8 +4,11 @@ import Foundation
 
 /// Reads and validates the feed's query parameters; each bad one answers 400 naming it.
 enum FeedParameters {
-    static func parse(_ request: HTTPRequest, categories: CategoryResolver) async throws -> FeedQuery {
+    /// The query of a feed request; `hashtag` is read where the list offers it (the feed,
+    /// not an influencer's posts).
+    static func parse(_ request: HTTPRequest, categories: CategoryResolver, readsHashtag: Bool = false) async throws -> FeedQuery {
         var query = FeedQuery()
+        if readsHashtag { query.hashtag = try hashtag(request) }
         query.search = try request.searchTerm()
         if let category = request.query["category"] { query.category = try await categories.resolve(category) }
         query.dateRange = try dateRange(request)
@@ -28,10 +31,31 @@ enum FeedParameters {
             }
             query.cursor = value
         }
+        if query.hashtag != nil { try hashtagAlone(query) }
         let window = try request.pageWindow(reach: offsetReach(query))
         query.page = window.page
         query.limit = window.limit
         return query
+    }
+
+    private static func hashtag(_ request: HTTPRequest) throws -> String? {
+        guard let raw = request.query["hashtag"] else { return nil }
+        do {
+            return try PostRules.hashtag(raw, field: "hashtag")
+        } catch DomainError.invalid(_, let message) {
+            throw APIError.invalidParameter("hashtag", message)
+        }
+    }
+
+    /// A hashtag's list is newest first, and takes no other filter: it is one range of an
+    /// index of its own (migration 0019), with its total from a counter.
+    private static func hashtagAlone(_ query: FeedQuery) throws {
+        let others = [("search", query.search != nil), ("category", query.category != nil), ("date_from", query.dateRange != nil),
+                      ("status", query.status != nil), ("sort", query.sort != .default && query.sort != .latest),
+                      ("cursor", query.cursor != nil)]
+        if let (name, _) = others.first(where: { $0.1 }) {
+            throw APIError.invalidParameter(name, "hashtag lists are newest first and combine with no other filter")
+        }
     }
 
     private static func dateRange(_ request: HTTPRequest) throws -> ClosedRange<KoreaDay>? {

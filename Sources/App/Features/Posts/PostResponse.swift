@@ -2,10 +2,12 @@ import Domain
 import Foundation
 
 /// The wire form of a post (the app's field names; absent values are explicit `null`s).
+/// `caption` is written on single-post answers only (see ``PostDetails/caption``).
 struct PostResponse: JSONWritable {
     let post: Post
     let now: Date
     var rank: Int?
+    var includesCaption = false
 
     func write(to json: inout JSONWriter) {
         json.object { json in
@@ -23,6 +25,10 @@ struct PostResponse: JSONWritable {
             json.field("posted_at", WireDate.JSON(post.postedAt))
             json.field("influencer", InfluencerSummaryResponse(summary: post.influencer))
             json.field("is_liked", post.isLiked)
+            json.field("post_url", post.details.postURL)
+            json.field("hashtags", post.details.hashtags)
+            json.field("post_type", post.details.postType)
+            if includesCaption { json.field("caption", post.details.caption) }
             if let rank { json.field("rank", rank) }
         }
     }
@@ -124,11 +130,21 @@ struct CreatePostRequest: JSONRequestBody {
     let groupBuyingEnd: String
     let displayURL: String?
     let groupBuyingURL: String?
+    let postURL: String?
+    let caption: String?
+    let hashtags: [String]?
+    let postType: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case price, category
+        case price, category, caption, hashtags
         case influencerID = "influencer_id", productName = "product_name", groupBuyingStart = "group_buying_start"
         case groupBuyingEnd = "group_buying_end", displayURL = "display_url", groupBuyingURL = "group_buying_url"
+        case postURL = "post_url", postType = "post_type"
+    }
+
+    /// The Instagram details sent.
+    var details: PostDetails {
+        PostDetails(postURL: postURL, caption: caption, hashtags: hashtags ?? [], postType: postType)
     }
 }
 
@@ -141,10 +157,15 @@ struct UpdatePostRequest: JSONRequestBody {
     let groupBuyingEnd: String?
     let displayURL: String?
     let groupBuyingURL: String?
+    let postURL: String?
+    let caption: String?
+    let hashtags: [String]?
+    let postType: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case price, category
+        case price, category, caption, hashtags
         case productName = "product_name", groupBuyingStart = "group_buying_start"
         case groupBuyingEnd = "group_buying_end", displayURL = "display_url", groupBuyingURL = "group_buying_url"
+        case postURL = "post_url", postType = "post_type"
     }
 }

@@ -21,7 +21,8 @@ struct PostsController: Sendable {
                                     body: topTen.body(top, now: now()))
             },
             authenticated.route("GET", "/posts/{id}") { request, viewer in
-                .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now()))
+                .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now(),
+                                   includesCaption: true))
             },
             authenticated.permanent("POST", "/posts") { request, user in
                 try await idempotent.run(request, user: user.userID) {
@@ -31,8 +32,8 @@ struct PostsController: Sendable {
                         category: try await categories.resolve(body.category),
                         groupBuyingStart: try WireDate.parse(body.groupBuyingStart, field: "group_buying_start"),
                         groupBuyingEnd: try WireDate.parse(body.groupBuyingEnd, field: "group_buying_end"),
-                        displayURL: body.displayURL, groupBuyingURL: body.groupBuyingURL)
-                    return .json(PostResponse(post: try await posts.create(post, by: user), now: now()), status: 201)
+                        displayURL: body.displayURL, groupBuyingURL: body.groupBuyingURL, details: body.details)
+                    return .json(PostResponse(post: try await posts.create(post, by: user), now: now(), includesCaption: true), status: 201)
                 }
             },
             authenticated.permanent("PATCH", "/posts/{id}") { request, user in
@@ -46,7 +47,11 @@ struct PostsController: Sendable {
                 changes.groupBuyingEnd = try body.groupBuyingEnd.map { try WireDate.parse($0, field: "group_buying_end") }
                 changes.displayURL = body.displayURL
                 changes.groupBuyingURL = body.groupBuyingURL
-                return .json(PostResponse(post: try await posts.update(id, changes: changes, by: user), now: now()))
+                changes.postURL = body.postURL
+                changes.caption = body.caption
+                changes.hashtags = body.hashtags
+                changes.postType = body.postType
+                return .json(PostResponse(post: try await posts.update(id, changes: changes, by: user), now: now(), includesCaption: true))
             },
             authenticated.permanent("DELETE", "/posts/{id}") { request, user in
                 try await posts.delete(PostID(rawValue: try request.pathID()), by: user)

@@ -85,6 +85,9 @@ enum ImportFile {
             case is NSNull: continue
             case let string as String: fields[key] = string
             case let number as NSNumber: fields[key] = number.stringValue
+            // A list of texts (hashtags as an array) reads as the text a CSV cell holds:
+            // its items separated by spaces. An item holding a space fails validation there.
+            case let list as [Any] where list.allSatisfy({ $0 is String }): fields[key] = list.map { "\($0)" }.joined(separator: " ")
             default: fields[key] = String(describing: value)
             }
         }

@@ -39,7 +39,9 @@ enum ImportRows {
             category: try await categories.resolve(try required(fields, "category")),
             groupBuyingStart: try WireDate.parse(try required(fields, "group_buying_start"), field: "group_buying_start"),
             groupBuyingEnd: try WireDate.parse(try required(fields, "group_buying_end"), field: "group_buying_end"),
-            displayURL: fields["display_url"], groupBuyingURL: fields["group_buying_url"])
+            displayURL: fields["display_url"], groupBuyingURL: fields["group_buying_url"],
+            details: PostDetails(postURL: fields["post_url"], caption: fields["caption"],
+                                 hashtags: try fields["hashtags"].map(PostRules.hashtags(text:)) ?? [], postType: fields["post_type"]))
         return PostImport(line: record.line, influencerUsername: username, post: try PostRules.validated(post))
     }
 
