@@ -17,7 +17,8 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 zlib1g curl ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --home /app --shell /usr/sbin/nologin market09
+ && useradd --system --home /app --shell /usr/sbin/nologin market09 \
+ && mkdir -p /var/lib/market09/media && chown market09 /var/lib/market09/media
 WORKDIR /app
 COPY --from=build /out/market09 /app/market09
 COPY migrations /app/migrations

@@ -1,3 +1,4 @@
+import Data
 import Domain
 import Foundation
 
@@ -28,6 +29,12 @@ public enum Application {
         public var influencers: any InfluencerRepository
         /// Follows of influencers and their schedule.
         public var follows: any FollowRepository
+        /// Uploaded images.
+        public var media: any MediaLibrary
+        /// Where uploads go and how they are addressed.
+        public var mediaSettings: MediaSettings
+        /// Threads for the file work of uploads (off the cooperative pool), bounded.
+        public var fileWorkers: BoundedWorkers
         /// `Idempotency-Key`s of retried writes.
         public var idempotency: any IdempotencyStore
         /// Recently revoked sessions.
@@ -41,7 +48,8 @@ public enum Application {
             categories: any CategoryRepository, readiness: any ReadinessProbe, users: any UserRepository,
             sessions: any SessionRepository, passwords: any PasswordHasher, refreshTokens: any RefreshTokenFactory,
             idTokens: any IDTokenVerifier, accessTokens: any AccessTokens, posts: any PostRepository, likes: any LikeRepository,
-            feed: any FeedRepository, influencers: any InfluencerRepository, follows: any FollowRepository, idempotency: any IdempotencyStore,
+            feed: any FeedRepository, influencers: any InfluencerRepository, follows: any FollowRepository,
+            media: any MediaLibrary, mediaSettings: MediaSettings, fileWorkers: BoundedWorkers, idempotency: any IdempotencyStore,
             revocations: SessionRevocations,
             now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID
         ) {
@@ -58,6 +66,9 @@ public enum Application {
             self.feed = feed
             self.influencers = influencers
             self.follows = follows
+            self.media = media
+            self.mediaSettings = mediaSettings
+            self.fileWorkers = fileWorkers
             self.idempotency = idempotency
             self.revocations = revocations
             self.now = now
@@ -89,8 +100,12 @@ public enum Application {
         let influencers = InfluencersController(
             influencers: Influencers(influencers: deps.influencers, feed: browse), authenticator: authenticator, categories: resolver, now: deps.now)
         let follows = FollowsController(follows: Follows(follows: deps.follows), authenticator: authenticator, now: deps.now)
+        let uploads = Uploads(library: deps.media, now: deps.now)
+        let uploadsController = UploadsController(uploads: uploads, settings: deps.mediaSettings, authenticator: authenticator,
+                                                  workers: deps.fileWorkers)
         let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes + follows.routes
-        return health.routes + v1.map { $0.mounted(at: "/v1") }
+            + uploadsController.routes
+        return health.routes + MediaController(uploads: uploads).routes + v1.map { $0.mounted(at: "/v1") }
     }
 
     /// The request pipeline with every route mounted, `GET /metrics` when `metrics` are

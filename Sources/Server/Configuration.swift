@@ -43,6 +43,18 @@ public struct Configuration: Sendable {
     /// `/docs/assets/` (which wins when both are set).
     public var docsAssetsURL = DocsController.defaultAssetsURL
     public var docsAssetsDirectory: String?
+    /// Uploads: `nil` fields take their defaults from the data directory and the address.
+    public var mediaDirectory: String?
+    public var mediaBaseURL: String?
+    public var maxUploadBytes = 10 << 20
+
+    /// Where uploads go and how they are addressed: `MEDIA_DIR` or `<data dir>/media`;
+    /// `MEDIA_BASE_URL` or this server's own address.
+    public var media: MediaSettings {
+        let host = ["0.0.0.0", "::"].contains(http.host) ? "localhost" : http.host.contains(":") ? "[\(http.host)]" : http.host
+        return MediaSettings(directory: mediaDirectory ?? dataDirectory + "/media", maxUploadBytes: maxUploadBytes,
+                             publicBaseURL: mediaBaseURL ?? "http://\(host):\(http.port)")
+    }
 
     /// The defaults, as documented in ``variables``.
     public init() {}
@@ -82,6 +94,9 @@ public struct Configuration: Sendable {
         Variable(name: "OPENAPI_PATH", defaultValue: "(found)", summary: "The contract served at /openapi.yaml, /openapi.json and /docs; default: openapi.yaml beside the executable or a parent."),
         Variable(name: "DOCS_ASSETS_URL", defaultValue: "(jsDelivr)", summary: "Base URL of swagger-ui.css and swagger-ui-bundle.js for /docs."),
         Variable(name: "DOCS_ASSETS_DIR", defaultValue: "(none)", summary: "A local directory with those two files, served under /docs/assets/ (offline use)."),
+        Variable(name: "MEDIA_DIR", defaultValue: "(data dir)/media", summary: "Where uploaded images are stored (content-addressed files)."),
+        Variable(name: "MEDIA_BASE_URL", defaultValue: "http://HOST:PORT", summary: "Public base URL of /media/ in upload answers, e.g. https://api.09market.kr."),
+        Variable(name: "MAX_UPLOAD_BYTES", defaultValue: "10485760", summary: "Largest uploaded file; larger gets 413 file_too_large."),
         Variable(name: "MIGRATE_ON_START", defaultValue: "true", summary: "Apply pending migrations before serving (true/false)."),
         Variable(name: "MIGRATIONS_DIR", defaultValue: "(found)", summary: "SQL migrations; default: migrations/ beside the executable or a parent."),
         Variable(name: "LOG_LEVEL", defaultValue: "info", summary: "debug, info, warning or error."),
@@ -137,6 +152,11 @@ public struct Configuration: Sendable {
         configuration.docsAssetsURL = try reader.string("DOCS_ASSETS_URL") { $0.hasPrefix("https://") || $0.hasPrefix("http://") || $0.hasPrefix("/") ? nil : "expected an http(s) URL or an absolute path" }
             ?? configuration.docsAssetsURL
         configuration.docsAssetsDirectory = try reader.string("DOCS_ASSETS_DIR")
+        configuration.mediaDirectory = try reader.string("MEDIA_DIR")
+        configuration.mediaBaseURL = try reader.string("MEDIA_BASE_URL") {
+            ($0.hasPrefix("https://") || $0.hasPrefix("http://")) && !$0.hasSuffix("/") ? nil : "expected an http(s) URL without a trailing /"
+        }
+        configuration.maxUploadBytes = try reader.integer("MAX_UPLOAD_BYTES", in: 1024...(1 << 30)) ?? configuration.maxUploadBytes
         if let text = try reader.string("LOG_LEVEL") {
             guard let level = Logger.Level(name: text) else {
                 throw ConfigurationError(name: "LOG_LEVEL", reason: "'\(text)' is not debug, info, warning or error")

@@ -6,8 +6,12 @@ import Foundation
 extension Application.Dependencies {
     /// Everything backed by one PostgreSQL pool, OpenSSL and the system clock; the
     /// revocation poll reports to `metrics`.
-    public static func live(pool: PostgresPool, auth: AuthSettings, logger: Logger, metrics: Metrics? = nil) -> Self {
+    public static func live(pool: PostgresPool, auth: AuthSettings, media: MediaSettings = .temporary(), logger: Logger,
+                            metrics: Metrics? = nil) -> Self {
         let now: @Sendable () -> Date = { Date() }
+        // Two threads for upload file work (copying a part, hashing, renaming), at most
+        // 64 waiting: more answer 503 busy.
+        let fileWorkers = BoundedWorkers(name: "media", threads: 2, queueLimit: 64)
         return Self(
             categories: PostgresCategoryRepository(pool: pool), readiness: pool,
             users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool),
@@ -16,7 +20,9 @@ extension Application.Dependencies {
             idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
             accessTokens: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
             posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),
-            influencers: PostgresInfluencerRepository(pool: pool), follows: PostgresFollowRepository(pool: pool), idempotency: PostgresIdempotencyStore(pool: pool),
+            influencers: PostgresInfluencerRepository(pool: pool), follows: PostgresFollowRepository(pool: pool),
+            media: FileMediaLibrary(directory: media.directory, pool: pool, workers: fileWorkers), mediaSettings: media, fileWorkers: fileWorkers,
+            idempotency: PostgresIdempotencyStore(pool: pool),
             revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime),
                                             logger: logger, metrics: metrics),
             now: now, newID: { UUID() })

@@ -66,10 +66,11 @@ public struct TestApp: Sendable {
         return TestResponse(response: response)
     }
 
-    /// Stops background work and drops the database.
+    /// Stops background work, drops the database and removes stored uploads.
     public func close() async {
         await dependencies.revocations.stop()
         await database.drop()
+        try? FileManager.default.removeItem(atPath: dependencies.mediaSettings.directory)
     }
 }
 
@@ -126,6 +127,8 @@ extension TestApp {
     public func serving(_ body: (Int) async throws -> Void) async throws {
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
+        configuration.spooledBodies = dependencies.mediaSettings.spooledBodies
+        configuration.spoolDirectory = NSTemporaryDirectory()
         let server = MicroHTTPServer(configuration: configuration, responder: responder, logger: logs.logger)
         try server.start()
         do {

@@ -243,7 +243,11 @@ import TestSupport
         let harness = try EngineTests.Harness { $0.maxConnections = 2; $0.threads = 1 }
         let port = harness.port
         let held = try (0..<2).map { _ in try RawHTTPClient.connect(port: port) }
-        try await Task.sleep(for: .milliseconds(500))
+        // Both held connections accepted before the third is tried (a loaded run saw the
+        // third answered: the engine had not accepted the first two after 500 ms).
+        let accepted = ContinuousClock.now + .seconds(20)
+        while harness.server.connectionCount < 2 && ContinuousClock.now < accepted { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(harness.server.connectionCount == 2)
 
         let refused = try await RawHTTPClient.exchange(Data("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), port: port, timeoutSeconds: 3)
         #expect(refused == nil)

@@ -43,4 +43,37 @@ import TestSupport
         try? FileManager.default.removeItem(atPath: directory)
         await database.drop()
     }
+
+    /// Upload bodies are spooled to disk as they arrive and the file part copied from there:
+    /// eight 10 MB uploads at once would hold 80 MB (twice that with a copy) in memory.
+    @Test func concurrentTenMegabyteUploadsAreNotHeldInMemory() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = "/tmp/m09u-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let server = try Market09Process(["serve"], environment: [
+            "DATABASE_URL": database.url, "JWT_SECRET": String(repeating: "s", count: 40), "PORT": "0", "MEDIA_DIR": directory + "/media",
+        ], directory: directory)
+        let port = try await server.waitUntilListening()
+        let signUp = try await RawHTTPClient.request("POST", "/v1/auth/signup", port: port, headers: [("Content-Type", "application/json")],
+                                                     body: try JSONSerialization.data(withJSONObject: ["email": "up@example.com", "password": "upload-password"]))
+        let token = try #require(try signUp.jsonObject()["access_token"] as? String)
+        func upload(_ seed: UInt8) async throws -> Int {
+            let body = UploadTests.multipart([("file", "big.png", "image/png", UploadTests.png(width: 9, height: 9, filler: (10 << 20) - 64) + Data([seed]))])
+            return try await RawHTTPClient.request("POST", "/v1/uploads", port: port, headers: [
+                ("Authorization", "Bearer \(token)"), ("Content-Type", "multipart/form-data; boundary=b0undary-Xy"),
+            ], body: body).status
+        }
+        _ = try await upload(0)  // warm up
+        let before = try residentMegabytes(server.process.pid)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for seed in UInt8(1)...8 { group.addTask { try await upload(seed) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let after = try residentMegabytes(server.process.pid)
+        #expect(statuses == Array(repeating: 201, count: 8), "\(statuses)")
+        #expect(after - before < 20, "RSS grew from \(before) MB to \(after) MB during eight concurrent 10 MB uploads")
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        try? FileManager.default.removeItem(atPath: directory)
+        await database.drop()
+    }
 }

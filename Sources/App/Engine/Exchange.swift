@@ -31,6 +31,10 @@ final class Exchange: @unchecked Sendable {
     var requestID: String
     var phase = Phase.receiving
     var body = Data()
+    /// Where the body goes instead of ``body`` on a spooled route.
+    var spool: BodySpool?
+    /// The largest body this exchange accepts (its route's, or the server's).
+    var maxBodyBytes = 0
     var receivedBytes = 0
     var status = 0
     var route: String?

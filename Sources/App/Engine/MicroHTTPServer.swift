@@ -20,7 +20,7 @@ public final class MicroHTTPServer: Sendable {
         var inFlight: [ObjectIdentifier: Exchange] = [:]
     }
 
-    private let configuration: HTTPServerConfiguration
+    let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
     private let executor: (any TaskExecutor)?
     private let logger: Logger
@@ -42,6 +42,9 @@ public final class MicroHTTPServer: Sendable {
 
     /// The bound port (useful with `port: 0`); 0 before ``start()``.
     public var port: Int { state.withLock { $0.port } }
+
+    /// Connections accepted and not yet closed.
+    public var connectionCount: Int { deadlines.openCount }
 
     /// Requests handed to the application whose response has not been sent yet.
     public var inFlightCount: Int { state.withLock { $0.inFlight.count } }
@@ -148,6 +151,7 @@ public final class MicroHTTPServer: Sendable {
             let requestID = RequestID.accept(ConnectionValues.header(connection, "X-Request-Id")) ?? RequestID.generate()
             let exchange = Exchange(connection: connection, method: String(cString: method), path: String(cString: url), requestID: requestID)
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            prepareBody(exchange)
             if let rejection = earlyRejection(connection: connection, exchange: exchange) {
                 return queue(rejection, for: exchange)
             }
@@ -156,22 +160,8 @@ public final class MicroHTTPServer: Sendable {
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
         switch exchange.phase {
         case .receiving:
-            if uploadSize.pointee > 0 {
-                let count = uploadSize.pointee
-                uploadSize.pointee = 0
-                exchange.receivedBytes += count
-                if exchange.receivedBytes > configuration.maxBodyBytes {
-                    // Keep reading and discarding so the client can read our 413 (closing
-                    // with unread input would reset the connection), up to a bound.
-                    exchange.body = Data()
-                    return exchange.receivedBytes > discardLimit ? .NO : .YES
-                }
-                if let uploadData { exchange.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: count) }
-                return .YES
-            }
-            if exchange.receivedBytes > configuration.maxBodyBytes {
-                return queue(Self.bodyTooLarge(configuration.maxBodyBytes), for: exchange)
-            }
+            if uploadSize.pointee > 0 { return receive(exchange, uploadData, uploadSize) }
+            if let refusal = bodyRefusal(exchange) { return queue(refusal, for: exchange) }
             // Routed once, here: what needs no I/O is answered from this thread.
             switch responder.route(makeRequest(connection: connection, exchange: exchange)) {
             case .answered(let response):
@@ -227,18 +217,10 @@ public final class MicroHTTPServer: Sendable {
         if urlBytes > configuration.maxURLBytes {
             return .error(status: 414, code: "uri_too_long", message: "The request target exceeds \(configuration.maxURLBytes) bytes.")
         }
-        if let length = ConnectionValues.header(connection, "Content-Length").flatMap(Int.init), length > discardLimit {
-            return Self.bodyTooLarge(configuration.maxBodyBytes)
+        if let length = ConnectionValues.header(connection, "Content-Length").flatMap(Int.init), length > Self.discardLimit(exchange.maxBodyBytes) {
+            return Self.bodyTooLarge(exchange.maxBodyBytes)
         }
         return nil
-    }
-
-    /// How much of an oversized body is read (and dropped) before the connection is simply
-    /// closed: enough for ordinary clients to see the 413, bounded against slow floods.
-    private var discardLimit: Int { configuration.maxBodyBytes + max(configuration.maxBodyBytes, 64 << 10) }
-
-    private static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
-        .error(status: 413, code: "body_too_large", message: "The request body exceeds \(limit) bytes.")
     }
 
     private func makeRequest(connection: OpaquePointer, exchange: Exchange) -> HTTPRequest {
@@ -247,8 +229,10 @@ public final class MicroHTTPServer: Sendable {
         var query: [String: String] = [:]
         ConnectionValues.forEach(connection, .GET_ARGUMENT_KIND) { name, value in query[name] = value }
         let remote = market09_client_address(connection).flatMap(ListeningSocket.describe)
-        return HTTPRequest(method: exchange.method, path: exchange.path, query: query, headers: headers,
-                           body: exchange.body, requestID: exchange.requestID, remoteAddress: remote)
+        var request = HTTPRequest(method: exchange.method, path: exchange.path, query: query, headers: headers,
+                                  body: exchange.body, requestID: exchange.requestID, remoteAddress: remote)
+        request.bodyFile = exchange.spool.map { SpooledFile(path: $0.path, bytes: $0.bytes) }
+        return request
     }
 
     private func dispatch(_ exchange: Exchange, _ work: @escaping @Sendable () async -> HTTPResponse) {
@@ -276,17 +260,15 @@ public final class MicroHTTPServer: Sendable {
         return true
     }
 
-    private func queue(_ response: HTTPResponse, for exchange: Exchange) -> MHD_Result {
+    func queue(_ response: HTTPResponse, for exchange: Exchange) -> MHD_Result {
         deadlines.requestReceived(exchange.connection)
         exchange.phase = .answered
         exchange.status = response.status
         exchange.route = response.route
         exchange.errorCode = response.errorCode
-        var body = response.body
-        let mhdResponse = body.withUnsafeMutableBytes { buffer in
-            MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
+        guard let mhdResponse = Self.engineResponse(response) else {
+            return response.file == nil ? .NO : queue(Self.fileGone, for: exchange)
         }
-        guard let mhdResponse else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }
         for (name, value) in response.headers {
             MHD_add_response_header(mhdResponse, name, value)

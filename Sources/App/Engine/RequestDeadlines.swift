@@ -63,6 +63,9 @@ final class RequestDeadlines: Sendable {
 
     /// A connection was accepted: its first head is due. Returns the pointer to keep as
     /// the connection's socket context (retained until ``closed(_:)``).
+    /// Connections the engine has accepted and not yet closed.
+    var openCount: Int { open.withLock { $0.count } }
+
     func opened(_ connection: OpaquePointer) -> UnsafeMutableRawPointer? {
         let descriptor = market09_connection_fd(connection)
         guard descriptor >= 0 else { return nil }

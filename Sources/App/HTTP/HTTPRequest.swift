@@ -11,8 +11,10 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     /// Request header fields.
     public var headers: HTTPHeaders
-    /// The request body (empty when none was sent).
+    /// The request body (empty when none was sent, or when it was spooled).
     public var body: Data
+    /// The body, on routes whose bodies the transport writes to a file.
+    public var bodyFile: SpooledFile?
     /// Values captured by `{name}` segments of the matched route.
     public var pathParameters: [String: String]
     /// The client's `X-Request-Id`, or one the transport generated.
@@ -35,6 +37,7 @@ public struct HTTPRequest: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
+        self.bodyFile = nil
         self.pathParameters = [:]
         self.requestID = requestID
         self.remoteAddress = remoteAddress

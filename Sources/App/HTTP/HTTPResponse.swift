@@ -8,6 +8,9 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// The body bytes.
     public var body: Data
+    /// A body sent from a file instead of ``body`` (media): the transport reads it from
+    /// the file as it sends, without a copy in memory.
+    public var file: ResponseFile?
     /// The matched route's template (`/v1/posts/{id}`), for metrics; `nil` when no route
     /// matched. Never sent.
     public var route: String?
@@ -21,6 +24,7 @@ public struct HTTPResponse: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+        self.file = nil
     }
 
     /// A JSON response with `value` as its body.
@@ -38,6 +42,22 @@ public struct HTTPResponse: Sendable {
         var response = json(ErrorBody(error: code, message: message, field: field), status: status)
         response.errorCode = code
         return response
+    }
+}
+
+/// A stretch of a file sent as a response body.
+public struct ResponseFile: Sendable, Equatable {
+    /// The file.
+    public let path: String
+    /// Where the stretch starts.
+    public let offset: Int
+    /// How many bytes it has.
+    public let length: Int
+
+    public init(path: String, offset: Int, length: Int) {
+        self.path = path
+        self.offset = offset
+        self.length = length
     }
 }
 

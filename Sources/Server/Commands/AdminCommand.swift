@@ -19,6 +19,8 @@ enum AdminCommand {
                                   Delete anonymous users created more than DURATION ago (30d, 12h,
                                   90m) with no live session refreshed within it, in batches of N
                                   (default 500) of short SKIP LOCKED transactions.
+          prune-uploads           Remove uploads no post or profile has referred to for 24 hours
+                                  (MEDIA_DIR as the server's; the server does it every 10 minutes).
 
         Related: market09 migrate [--dry-run] applies or lists database migrations.
         """
@@ -35,6 +37,7 @@ enum AdminCommand {
         case "list-admins": return try await listAdmins(rest, environment)
         case "stats": return try await stats(rest, environment)
         case "prune-anonymous": return try await pruneAnonymous(rest, environment)
+        case "prune-uploads": return try await pruneUploads(rest, environment)
         default: throw UsageError("unknown admin task '\(task)'; run 'market09 admin --help'")
         }
     }
@@ -113,6 +116,20 @@ enum AdminCommand {
                 let (deleted, batches) = try await pruner.prune(inactiveSince: cutoff, batchSize: batchSize)
                 CommandLineInterface.printLine("deleted \(deleted) anonymous users inactive since \(since) in \(batches) batches")
             }
+            return 0
+        }
+    }
+
+    /// Removes uploads nothing has referred to for 24 hours, as the server's job does.
+    private static func pruneUploads(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, flags: [], options: ["database-url"])
+        _ = try parsed.positionals()
+        let configuration = try Configuration.fromEnvironment(environment)
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            let library = FileMediaLibrary(directory: configuration.media.directory, pool: pool,
+                                           workers: BoundedWorkers(name: "media", threads: 1, queueLimit: 1))
+            let removed = try await Uploads(library: library, now: { Date() }).prune()
+            CommandLineInterface.printLine("removed \(removed.count) uploads unreferenced for 24 hours")
             return 0
         }
     }

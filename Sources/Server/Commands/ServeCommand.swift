@@ -1,5 +1,6 @@
 import App
 import Data
+import Domain
 import Foundation
 
 /// `market09 serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT.
@@ -51,6 +52,15 @@ enum ServeCommand {
                   report != PostgresSessionHousekeeping.Report() else { return }
             logger.info("auth housekeeping", ["revocations": .int(report.revocations), "role_changes": .int(report.roleChanges),
                                               "refresh_tokens": .int(report.refreshTokens)])
+        }
+    }
+
+    /// Every 10 minutes, uploads nothing has referred to for 24 hours are removed (one
+    /// instance at a time: the library's advisory lock).
+    private static func mediaPruning(_ uploads: Uploads, logger: Logger, metrics: Metrics?) -> RepeatingJob {
+        RepeatingJob(name: "media pruning", interval: .seconds(600), logger: logger, metrics: metrics) {
+            let removed = try await uploads.prune()
+            if !removed.isEmpty { logger.info("unreferenced uploads removed", ["count": .int(removed.count)]) }
         }
     }
 
@@ -144,11 +154,14 @@ enum ServeCommand {
         auth.signingKeys = try signingSecrets(configuration).map(AuthSettings.key(secret:))
         let metrics = configuration.metricsEnabled ? Metrics() : nil
         if let metrics { ServerMetrics.register(on: metrics, pool: pool, startedAt: Date()) }
-        let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logger, metrics: metrics)
+        let media = configuration.media
+        let dependencies = Application.Dependencies.live(pool: pool, auth: auth, media: media, logger: logger, metrics: metrics)
         try await lifecycle.start("revocation poll", dependencies.revocations)
         try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger, metrics: metrics))
         try await lifecycle.start("auth housekeeping", authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime),
                                                                         logger: logger, metrics: metrics))
+        try await lifecycle.start("media pruning", mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
+                                                               metrics: metrics))
         let responder = Application.makeResponder(
             dependencies: dependencies, auth: auth,
             cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
@@ -156,7 +169,11 @@ enum ServeCommand {
             metrics: configuration.metricsPort == nil ? metrics : nil,
             docs: try docs(configuration, executablePath: executablePath, logger: logger))
         if let metrics, let port = configuration.metricsPort { try serveMetrics(metrics, port: port, configuration, lifecycle: lifecycle, logger: logger) }
-        let server = MicroHTTPServer(configuration: configuration.http, responder: responder, logger: logger, metrics: metrics, executor: pool)
+        var http = configuration.http
+        http.spooledBodies = media.spooledBodies
+        http.spoolDirectory = media.directory + "/incoming"
+        try FileManager.default.createDirectory(atPath: http.spoolDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let server = MicroHTTPServer(configuration: http, responder: responder, logger: logger, metrics: metrics, executor: pool)
         try server.start()
         lifecycle.started("http") { await server.shutdown(gracePeriod: .seconds(configuration.shutdownGraceSeconds)) }
         logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port)])

@@ -1,0 +1,120 @@
+import Data
+import Domain
+import Foundation
+
+/// Where uploads go and how they are addressed.
+public struct MediaSettings: Sendable {
+    /// The directory of stored files (and of spooled upload bodies, in `incoming/`).
+    public var directory: String
+    /// Largest file accepted.
+    public var maxUploadBytes: Int
+    /// What `/media/{name}` is reached under from outside, e.g. `https://api.09market.kr`:
+    /// upload answers carry `<base>/media/<name>`. Configured, never taken from a request's
+    /// `Host` (a client could make stored URLs point anywhere).
+    public var publicBaseURL: String
+
+    public init(directory: String, maxUploadBytes: Int = 10 << 20, publicBaseURL: String) {
+        self.directory = directory
+        self.maxUploadBytes = maxUploadBytes
+        self.publicBaseURL = publicBaseURL
+    }
+
+    /// A directory of its own under the system's temporary directory (created on the
+    /// first upload), addressed as `http://127.0.0.1`: for tests and tools.
+    public static func temporary() -> MediaSettings {
+        MediaSettings(directory: NSTemporaryDirectory() + "market09-media-" + UUID().uuidString.lowercased(), publicBaseURL: "http://127.0.0.1")
+    }
+
+    /// Room for multipart's boundaries and part headers around the file.
+    static let multipartOverhead = 64 << 10
+
+    /// The route whose bodies the transport spools to disk, with its own limit.
+    public var spooledBodies: [SpooledBody] {
+        [SpooledBody(method: "POST", path: "/v1/uploads", maxBytes: maxUploadBytes + Self.multipartOverhead)]
+    }
+}
+
+/// `POST /v1/uploads`: an image in a `multipart/form-data` part named `file`, copied from
+/// the spooled body to the store without holding it in memory.
+struct UploadsController: Sendable {
+    let uploads: Uploads
+    let settings: MediaSettings
+    let authenticator: Authenticator
+    let workers: BoundedWorkers
+
+    var routes: [Route] {
+        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
+        return [
+            authenticated.permanent("POST", "/uploads") { request, user in
+                let boundary = try Self.boundary(request)
+                let incoming = try await uploads.incomingFile()
+                do {
+                    let part = try await copyFilePart(request, boundary: boundary, to: incoming)
+                    guard part.bytes > 0 else { throw APIError(status: 400, code: "missing_file", message: "The file part is empty.", field: "file") }
+                    let media = try await uploads.adopt(incoming, by: user)
+                    return .json(UploadResponse(url: settings.publicBaseURL + "/media/" + media.name, media: media), status: 201)
+                } catch {
+                    unlink(incoming)
+                    if case MediaError.unsupportedType = error {
+                        throw APIError(status: 415, code: "unsupported_media_type", message: "The file is not a JPEG, PNG, HEIC or WebP image.", field: "file")
+                    }
+                    throw error
+                }
+            },
+        ]
+    }
+
+    private static func boundary(_ request: HTTPRequest) throws -> [UInt8] {
+        do {
+            return try Multipart.boundary(contentType: request.headers["Content-Type"])
+        } catch Multipart.Failure.notMultipart {
+            throw APIError(status: 415, code: "unsupported_media_type", message: "Send the file as multipart/form-data in a part named file.")
+        } catch {
+            throw APIError(status: 400, code: "invalid_multipart", message: "The multipart/form-data content type has no usable boundary.")
+        }
+    }
+
+    private func copyFilePart(_ request: HTTPRequest, boundary: [UInt8], to incoming: String) async throws -> Multipart.Part {
+        let limit = settings.maxUploadBytes
+        // Handlers called without the transport (tests of the pipeline) bring the body in memory.
+        let source = request.bodyFile?.path
+        let body = request.body
+        do {
+            return try await workers.run {
+                let destination = open(incoming, O_WRONLY | O_TRUNC | O_CLOEXEC)
+                guard destination >= 0 else { throw MediaStorageError(message: "cannot write \(incoming)") }
+                defer { close(destination) }
+                if let source { return try Multipart.copyPart(named: "file", boundary: boundary, from: source, to: destination, limit: limit) }
+                let spooled = incoming + ".body"
+                defer { unlink(spooled) }
+                try body.write(to: URL(fileURLWithPath: spooled))
+                return try Multipart.copyPart(named: "file", boundary: boundary, from: spooled, to: destination, limit: limit)
+            }
+        } catch let failure as Multipart.Failure {
+            switch failure {
+            case .missingPart: throw APIError(status: 400, code: "missing_file", message: "No part named file.", field: "file")
+            case .partTooLarge: throw APIError(status: 413, code: "file_too_large", message: "The file exceeds \(limit) bytes.", field: "file")
+            case .malformed(let reason): throw APIError(status: 400, code: "invalid_multipart", message: "The multipart body is malformed: \(reason).")
+            case .notMultipart, .noBoundary: throw APIError(status: 400, code: "invalid_multipart", message: "The body is not multipart/form-data.")
+            }
+        }
+    }
+}
+
+/// `{url, content_type, bytes, width?, height?}`.
+struct UploadResponse: JSONWritable {
+    let url: String
+    let media: StoredMedia
+
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("url", url)
+            json.field("content_type", media.kind.contentType)
+            json.field("bytes", media.bytes)
+            if let size = media.size {
+                json.field("width", size.width)
+                json.field("height", size.height)
+            }
+        }
+    }
+}
