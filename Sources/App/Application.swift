@@ -29,6 +29,8 @@ public enum Application {
         public var influencers: any InfluencerRepository
         /// Follows of influencers and their schedule.
         public var follows: any FollowRepository
+        /// Requests to add influencers.
+        public var influencerRequests: any InfluencerRequestRepository
         /// Uploaded images.
         public var media: any MediaLibrary
         /// Where uploads go and how they are addressed.
@@ -49,7 +51,7 @@ public enum Application {
             sessions: any SessionRepository, passwords: any PasswordHasher, refreshTokens: any RefreshTokenFactory,
             idTokens: any IDTokenVerifier, accessTokens: any AccessTokens, posts: any PostRepository, likes: any LikeRepository,
             feed: any FeedRepository, influencers: any InfluencerRepository, follows: any FollowRepository,
-            media: any MediaLibrary, mediaSettings: MediaSettings, fileWorkers: BoundedWorkers, idempotency: any IdempotencyStore,
+            influencerRequests: any InfluencerRequestRepository, media: any MediaLibrary, mediaSettings: MediaSettings, fileWorkers: BoundedWorkers, idempotency: any IdempotencyStore,
             revocations: SessionRevocations,
             now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID
         ) {
@@ -66,6 +68,7 @@ public enum Application {
             self.feed = feed
             self.influencers = influencers
             self.follows = follows
+            self.influencerRequests = influencerRequests
             self.media = media
             self.mediaSettings = mediaSettings
             self.fileWorkers = fileWorkers
@@ -105,6 +108,7 @@ public enum Application {
                                                   workers: deps.fileWorkers)
         let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes + follows.routes
             + uploadsController.routes
+            + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests), authenticator: authenticator).routes
         return health.routes + MediaController(uploads: uploads).routes + v1.map { $0.mounted(at: "/v1") }
     }
 

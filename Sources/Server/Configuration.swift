@@ -1,5 +1,6 @@
 import App
 import Data
+import Domain
 import Foundation
 
 /// Everything `market09 serve` reads from its environment, validated up front so that a
@@ -47,6 +48,11 @@ public struct Configuration: Sendable {
     public var mediaDirectory: String?
     public var mediaBaseURL: String?
     public var maxUploadBytes = 10 << 20
+    /// The profile lookup verifying influencer requests; `nil`: requests wait for an admin.
+    public var profileLookupURL: URL?
+    public var profileLookupToken: String?
+    /// What a profile needs to become an influencer.
+    public var verificationRules = VerificationRules()
 
     /// Where uploads go and how they are addressed: `MEDIA_DIR` or `<data dir>/media`;
     /// `MEDIA_BASE_URL` or this server's own address.
@@ -97,6 +103,11 @@ public struct Configuration: Sendable {
         Variable(name: "MEDIA_DIR", defaultValue: "(data dir)/media", summary: "Where uploaded images are stored (content-addressed files)."),
         Variable(name: "MEDIA_BASE_URL", defaultValue: "http://HOST:PORT", summary: "Public base URL of /media/ in upload answers, e.g. https://api.09market.kr."),
         Variable(name: "MAX_UPLOAD_BYTES", defaultValue: "10485760", summary: "Largest uploaded file; larger gets 413 file_too_large."),
+        Variable(name: "PROFILE_LOOKUP_URL", defaultValue: "(none)", summary: "Instagram profile lookup checking influencer requests (see README); unset: requests wait for an admin."),
+        Variable(name: "PROFILE_LOOKUP_TOKEN", defaultValue: "(none)", summary: "Bearer token sent to the profile lookup."),
+        Variable(name: "INFLUENCER_MIN_FOLLOWERS", defaultValue: "10000", summary: "Followers a requested influencer needs."),
+        Variable(name: "INFLUENCER_REQUIRE_PUBLIC", defaultValue: "true", summary: "Refuse private accounts (true/false)."),
+        Variable(name: "INFLUENCER_REQUIRE_EXTERNAL_URL", defaultValue: "true", summary: "Refuse profiles without an external URL (true/false)."),
         Variable(name: "MIGRATE_ON_START", defaultValue: "true", summary: "Apply pending migrations before serving (true/false)."),
         Variable(name: "MIGRATIONS_DIR", defaultValue: "(found)", summary: "SQL migrations; default: migrations/ beside the executable or a parent."),
         Variable(name: "LOG_LEVEL", defaultValue: "info", summary: "debug, info, warning or error."),
@@ -157,6 +168,14 @@ public struct Configuration: Sendable {
             ($0.hasPrefix("https://") || $0.hasPrefix("http://")) && !$0.hasSuffix("/") ? nil : "expected an http(s) URL without a trailing /"
         }
         configuration.maxUploadBytes = try reader.integer("MAX_UPLOAD_BYTES", in: 1024...(1 << 30)) ?? configuration.maxUploadBytes
+        configuration.profileLookupURL = try reader.string("PROFILE_LOOKUP_URL") { $0.hasPrefix("https://") || $0.hasPrefix("http://") ? nil : "expected an http(s) URL" }
+            .flatMap(URL.init(string:))
+        configuration.profileLookupToken = try reader.string("PROFILE_LOOKUP_TOKEN")
+        configuration.verificationRules.minimumFollowers = try reader.integer("INFLUENCER_MIN_FOLLOWERS", in: 0...1_000_000_000)
+            ?? configuration.verificationRules.minimumFollowers
+        configuration.verificationRules.requirePublic = try reader.boolean("INFLUENCER_REQUIRE_PUBLIC") ?? configuration.verificationRules.requirePublic
+        configuration.verificationRules.requireExternalURL = try reader.boolean("INFLUENCER_REQUIRE_EXTERNAL_URL")
+            ?? configuration.verificationRules.requireExternalURL
         if let text = try reader.string("LOG_LEVEL") {
             guard let level = Logger.Level(name: text) else {
                 throw ConfigurationError(name: "LOG_LEVEL", reason: "'\(text)' is not debug, info, warning or error")

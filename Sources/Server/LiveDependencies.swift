@@ -21,6 +21,7 @@ extension Application.Dependencies {
             accessTokens: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
             posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),
             influencers: PostgresInfluencerRepository(pool: pool), follows: PostgresFollowRepository(pool: pool),
+            influencerRequests: PostgresInfluencerRequestRepository(pool: pool),
             media: FileMediaLibrary(directory: media.directory, pool: pool, workers: fileWorkers), mediaSettings: media, fileWorkers: fileWorkers,
             idempotency: PostgresIdempotencyStore(pool: pool),
             revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime),

@@ -240,7 +240,9 @@ import TestSupport
     @Test func connectionsBeyondTheLimitAreRefusedAndTheServerRecovers() async throws {
         // One engine thread: libmicrohttpd divides the limit among its threads, and which
         // thread accepts a connection is a race (a loaded run saw the third one answered).
-        let harness = try EngineTests.Harness { $0.maxConnections = 2; $0.threads = 1 }
+        // Held connections send nothing: long deadlines, or a loaded run's 10 s header
+        // timeout closes them and frees a slot for the third (seen: the third answered).
+        let harness = try EngineTests.Harness { $0.maxConnections = 2; $0.threads = 1; $0.headerTimeoutSeconds = 600; $0.idleTimeoutSeconds = 600 }
         let port = harness.port
         let held = try (0..<2).map { _ in try RawHTTPClient.connect(port: port) }
         // Both held connections accepted before the third is tried (a loaded run saw the

@@ -32,4 +32,19 @@ extension PostgresDemoSeeder {
             ON CONFLICT DO NOTHING
             """)
     }
+
+    /// Pending influencer requests (for the admin CLI and "my requests"), by the first
+    /// demo users; the names are not demo influencers.
+    static let pendingRequests = ["gonggu.queen", "daily.deal.mom", "camping_jun", "beauty.insider", "pet.lover.22"]
+
+    static func influencerRequests(users: [UUID], _ connection: PostgresConnection) throws -> Int {
+        var inserted = 0
+        for (index, username) in pendingRequests.enumerated() {
+            inserted += try connection.execute("""
+                INSERT INTO influencer_requests (username, requested_by) SELECT $1, $2
+                WHERE NOT EXISTS (SELECT 1 FROM influencers WHERE username = $1) ON CONFLICT (username) DO NOTHING
+                """, [username, users[index % users.count]])
+        }
+        return inserted
+    }
 }

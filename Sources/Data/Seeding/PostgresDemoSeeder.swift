@@ -22,6 +22,8 @@ public struct PostgresDemoSeeder: Sendable {
         public let likesInserted: Int
         /// Follows added.
         public let followsInserted: Int
+        /// Influencer requests added.
+        public let requestsInserted: Int
     }
 
     /// Sizes of the demo dataset.
@@ -38,6 +40,8 @@ public struct PostgresDemoSeeder: Sendable {
         try await pool.transaction(maxAttempts: 1) { connection in
             if reset {
                 try connection.execute("DELETE FROM influencers WHERE username LIKE 'demo.%'")
+                try connection.execute("DELETE FROM influencer_requests WHERE username = ANY($1::text[]) AND status = 'processing'",
+                                       ["{" + Self.pendingRequests.joined(separator: ",") + "}"])
                 try connection.execute("DELETE FROM users WHERE id IN (SELECT user_id FROM identities WHERE subject LIKE '%@demo.09market.kr') OR id IN (SELECT id FROM users WHERE is_anonymous AND created_at = '2000-01-01T00:00:00Z')")
             }
             var random = SeededRandom(seed: seed)
@@ -46,8 +50,9 @@ public struct PostgresDemoSeeder: Sendable {
             let users = try Self.users(&random, passwordHash: passwordHash, connection)
             let likes = try Self.likes(&random, users: users, connection)
             let follows = try Self.follows(&random, users: users, connection)
+            let requests = try Self.influencerRequests(users: users, connection)
             return Report(influencers: influencers, postsInserted: inserted, postsMoved: moved, users: users.count, likesInserted: likes,
-                          followsInserted: follows)
+                          followsInserted: follows, requestsInserted: requests)
         }
     }
 

@@ -19,6 +19,13 @@ enum AdminCommand {
                                   Delete anonymous users created more than DURATION ago (30d, 12h,
                                   90m) with no live session refreshed within it, in batches of N
                                   (default 500) of short SKIP LOCKED transactions.
+          influencer-requests list [--status S] [--limit N]
+                                  Requests to add influencers, newest first.
+          influencer-requests approve <id|username> [--full-name N] [--followers N] [--biography B]
+                                  [--profile-pic-url U] [--external-url U]
+                                  Create the influencer from these fields and approve the request.
+          influencer-requests reject <id|username> [--reason R]
+                                  Fail the request (reason: rejected unless given).
           prune-uploads           Remove uploads no post or profile has referred to for 24 hours
                                   (MEDIA_DIR as the server's; the server does it every 10 minutes).
 
@@ -38,6 +45,7 @@ enum AdminCommand {
         case "stats": return try await stats(rest, environment)
         case "prune-anonymous": return try await pruneAnonymous(rest, environment)
         case "prune-uploads": return try await pruneUploads(rest, environment)
+        case "influencer-requests": return try await influencerRequests(rest, environment)
         default: throw UsageError("unknown admin task '\(task)'; run 'market09 admin --help'")
         }
     }

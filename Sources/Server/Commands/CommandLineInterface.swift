@@ -13,7 +13,8 @@ public enum CommandLineInterface {
           seed bulk | seed demo      Load the benchmark or the demo dataset.
           import influencers|posts   Upsert influencers or posts from JSON, NDJSON or CSV.
           admin <task>               create-user, grant-admin, revoke-admin, list-admins,
-                                     stats, prune-anonymous, prune-uploads.
+                                     stats, prune-anonymous, prune-uploads,
+                                     influencer-requests.
 
         Every command takes --help. Database commands take --database-url URL, else
         DATABASE_URL, else the embedded cluster in MARKET09_DATA_DIR.

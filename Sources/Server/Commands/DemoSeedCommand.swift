@@ -13,7 +13,7 @@ enum DemoSeedCommand {
             let report = try await PostgresDemoSeeder(pool: pool).seed(seed: seed, now: Date(), reset: parsed.flag("reset"), passwordHash: hash)
             CommandLineInterface.printLine("""
                 demo: \(report.influencers) influencers, \(report.postsInserted) posts added, \(report.postsMoved) posts moved to current dates, \
-                \(report.users) users (sign in as demo1@demo.09market.kr / demo-password), \(report.likesInserted) likes added, \(report.followsInserted) follows added
+                \(report.users) users (sign in as demo1@demo.09market.kr / demo-password), \(report.likesInserted) likes added, \(report.followsInserted) follows added, \(report.requestsInserted) influencer requests added
                 """)
             return 0
         }

@@ -160,6 +160,16 @@ enum ServeCommand {
         try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger, metrics: metrics))
         try await lifecycle.start("auth housekeeping", authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime),
                                                                         logger: logger, metrics: metrics))
+        if let url = configuration.profileLookupURL {
+            let verification = InfluencerVerification(requests: dependencies.influencerRequests,
+                                                      lookup: HTTPProfileLookup(url: url, token: configuration.profileLookupToken),
+                                                      rules: configuration.verificationRules, now: dependencies.now)
+            try await lifecycle.start("influencer verification", RepeatingJob(name: "influencer verification", interval: .seconds(5),
+                                                                             logger: logger, metrics: metrics) {
+                let decided = try await verification.runOnce()
+                if decided > 0 { logger.info("influencer requests decided", ["count": .int(decided)]) }
+            })
+        }
         try await lifecycle.start("media pruning", mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
                                                                metrics: metrics))
         let responder = Application.makeResponder(

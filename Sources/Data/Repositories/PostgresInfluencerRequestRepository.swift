@@ -1,0 +1,125 @@
+import Domain
+import Foundation
+
+/// ``InfluencerRequestRepository`` over `influencer_requests` (migration 0021).
+public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
+    private let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    private static let columns = "r.id, r.username, r.status, r.reason, r.influencer_id, r.attempts, r.created_at"
+
+    private static func decode(_ row: PostgresRow) throws -> InfluencerRequest {
+        InfluencerRequest(
+            id: try row.decode(0), username: try row.decode(1),
+            status: InfluencerRequest.Status(rawValue: try row.decode(2)) ?? .processing,
+            reason: (try row.decode(3, as: String?.self)).flatMap(InfluencerRequest.Failure.init(rawValue:)),
+            influencerID: (try row.decode(4, as: Int?.self)).map(InfluencerID.init(rawValue:)), attempts: try row.decode(5),
+            createdAt: try row.decode(6))
+    }
+
+    /// The requester's row is locked before the open requests are counted, in a statement
+    /// of its own (see PostgresFollowRepository.follow), so concurrent submissions of one
+    /// account are counted one at a time.
+    public func submit(username: String, by user: UserID, openLimit: Int) async throws -> (request: InfluencerRequest, created: Bool) {
+        try await pool.transaction { connection in
+            guard try connection.query("SELECT 1 FROM influencers WHERE username = $1", [username]).first == nil else {
+                throw DomainError.conflict("influencer")
+            }
+            let existing = "SELECT \(Self.columns) FROM influencer_requests r WHERE r.username = $1"
+            if let row = try connection.query(existing, [username]).first { return (try Self.decode(row), false) }
+            guard try connection.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [user.rawValue]).first != nil else {
+                throw DomainError.notFound("user")
+            }
+            let open: Int = try connection.query(
+                "SELECT count(*)::int FROM influencer_requests WHERE requested_by = $1 AND status = 'processing'", [user.rawValue]).first!.decode(0)
+            guard open < openLimit else {
+                throw DomainError.limitReached("influencer_request", message: "At most \(openLimit) requests may be processing at once; wait for one to finish.")
+            }
+            // Another request for the name may have committed since the look above.
+            if let row = try connection.query("""
+                INSERT INTO influencer_requests (username, requested_by) VALUES ($1, $2) ON CONFLICT (username) DO NOTHING
+                RETURNING id, username, status, reason, influencer_id, attempts, created_at
+                """, [username, user.rawValue]).first {
+                return (try Self.decode(row), true)
+            }
+            return (try Self.decode(try connection.query(existing, [username]).first!), false)
+        }
+    }
+
+    public func requests(of user: UserID, offset: Int, limit: Int) async throws -> Page<InfluencerRequest> {
+        try await page(where: "r.requested_by = $1", [user.rawValue], offset: offset, limit: limit)
+    }
+
+    public func requests(status: InfluencerRequest.Status?, offset: Int, limit: Int) async throws -> Page<InfluencerRequest> {
+        try await page(where: "($1::text IS NULL OR r.status = $1)", [status?.rawValue], offset: offset, limit: limit)
+    }
+
+    private func page(where condition: String, _ parameters: [any PostgresEncodable], offset: Int, limit: Int) async throws -> Page<InfluencerRequest> {
+        try await pool.withConnection { connection in
+            let total: Int = try connection.query("SELECT count(*)::int FROM influencer_requests r WHERE \(condition)", parameters).first!.decode(0)
+            let items = try connection.query("""
+                SELECT \(Self.columns) FROM influencer_requests r WHERE \(condition) ORDER BY r.created_at DESC, r.id DESC OFFSET $2 LIMIT $3
+                """, parameters + [offset, limit]).map(Self.decode)
+            return Page(items: items, total: total)
+        }
+    }
+
+    public func request(idOrUsername: String) async throws -> InfluencerRequest? {
+        try await pool.withConnection { connection in
+            if let id = Int(idOrUsername) {
+                return try connection.query("SELECT \(Self.columns) FROM influencer_requests r WHERE r.id = $1", [id]).first.map(Self.decode)
+            }
+            return try connection.query("SELECT \(Self.columns) FROM influencer_requests r WHERE r.username = lower($1)",
+                                        [idOrUsername]).first.map(Self.decode)
+        }
+    }
+
+    public func claimDue(limit: Int, lease: TimeInterval, now: Date) async throws -> [InfluencerRequest] {
+        try await pool.statement { connection in
+            try connection.query("""
+                UPDATE influencer_requests r SET leased_until = $2, attempts = r.attempts + 1, updated_at = $1
+                WHERE r.id IN (SELECT id FROM influencer_requests
+                               WHERE status = 'processing' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until < $1)
+                               ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+                RETURNING \(Self.columns)
+                """, [now, now.addingTimeInterval(lease), limit]).map(Self.decode)
+        }
+    }
+
+    public func approve(id: Int, profile: InstagramProfile) async throws -> InfluencerRequest? {
+        try await pool.transaction { connection in
+            guard let row = try connection.query("SELECT username FROM influencer_requests WHERE id = $1 AND status = 'processing' FOR UPDATE",
+                                                 [id]).first else { return nil }
+            let username: String = try row.decode(0)
+            let created = try connection.query("""
+                INSERT INTO influencers (username, full_name, biography, profile_pic_url, followers_count, external_url)
+                VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT ON CONSTRAINT influencers_username_key DO NOTHING RETURNING id
+                """, [username, profile.fullName, profile.biography, profile.profilePicURL, profile.followersCount, profile.externalURL]).first
+            let influencer: Int = try (created ?? connection.query("SELECT id FROM influencers WHERE username = $1", [username]).first!).decode(0)
+            return try connection.query("""
+                UPDATE influencer_requests r SET status = 'approved', influencer_id = $2, leased_until = NULL, updated_at = now()
+                WHERE r.id = $1 RETURNING \(Self.columns)
+                """, [id, influencer]).first.map(Self.decode)
+        }
+    }
+
+    public func fail(id: Int, reason: InfluencerRequest.Failure) async throws -> InfluencerRequest? {
+        try await pool.statement { connection in
+            try connection.query("""
+                UPDATE influencer_requests r SET status = 'failed', reason = $2, leased_until = NULL, updated_at = now()
+                WHERE r.id = $1 AND r.status = 'processing' RETURNING \(Self.columns)
+                """, [id, reason.rawValue]).first.map(Self.decode)
+        }
+    }
+
+    public func retry(id: Int, at: Date) async throws {
+        try await pool.statement { connection in
+            try connection.execute("""
+                UPDATE influencer_requests SET next_attempt_at = $2, leased_until = NULL, updated_at = now() WHERE id = $1 AND status = 'processing'
+                """, [id, at])
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Storage of influencer requests.
+public protocol InfluencerRequestRepository: Sendable {
+    /// Records a request for `username` unless one exists (returned with `created: false`);
+    /// ``DomainError/conflict(_:)`` (`influencer`) when the influencer exists already;
+    /// ``DomainError/limitReached(_:message:)`` when `user` has `openLimit` requests
+    /// processing. One request per username however many arrive at once.
+    func submit(username: String, by user: UserID, openLimit: Int) async throws -> (request: InfluencerRequest, created: Bool)
+    /// The user's requests, newest first.
+    func requests(of user: UserID, offset: Int, limit: Int) async throws -> Page<InfluencerRequest>
+    /// Requests, newest first, optionally of one status (admins).
+    func requests(status: InfluencerRequest.Status?, offset: Int, limit: Int) async throws -> Page<InfluencerRequest>
+    /// The request with this id or username, or `nil`.
+    func request(idOrUsername: String) async throws -> InfluencerRequest?
+    /// Leases up to `limit` processing requests due at `now` for `lease` seconds (each
+    /// counted as an attempt): a leased request is claimed by no other instance.
+    func claimDue(limit: Int, lease: TimeInterval, now: Date) async throws -> [InfluencerRequest]
+    /// Approves a processing request: the influencer is created from `profile` (or the one
+    /// of that username kept); `nil` when the request is not processing.
+    func approve(id: Int, profile: InstagramProfile) async throws -> InfluencerRequest?
+    /// Fails a processing request with `reason`; `nil` when it is not processing.
+    func fail(id: Int, reason: InfluencerRequest.Failure) async throws -> InfluencerRequest?
+    /// Puts a leased request back, due at `at`.
+    func retry(id: Int, at: Date) async throws
+}
+
+/// Use cases of the app's "register an influencer": submit and follow one's requests.
+public struct InfluencerRegistration: Sendable {
+    /// Requests one account may have processing at once: each costs a lookup of an outside
+    /// service, and anonymous accounts may request too.
+    public static let openLimit = 10
+
+    private let requests: any InfluencerRequestRepository
+
+    public init(requests: any InfluencerRequestRepository) {
+        self.requests = requests
+    }
+
+    /// Submits `rawUsername` (normalised); `created` is false when it was requested before.
+    public func submit(_ rawUsername: String, by requester: Principal) async throws -> (request: InfluencerRequest, created: Bool) {
+        try await requests.submit(username: try InstagramUsername.normalized(rawUsername), by: requester.userID, openLimit: Self.openLimit)
+    }
+
+    /// The caller's requests.
+    public func mine(_ requester: Principal, page: Int, limit: Int) async throws -> Page<InfluencerRequest> {
+        try await requests.requests(of: requester.userID, offset: (page - 1) * limit, limit: limit)
+    }
+}
+
+/// The background check of requests: each due request's profile is looked up and judged
+/// by the rules; lookup errors are retried with backoff, up to ``maximumAttempts``.
+public struct InfluencerVerification: Sendable {
+    /// Lookups before a request fails with `lookup_error`.
+    public static let maximumAttempts = 8
+    /// How long a claimed request is leased to the instance checking it.
+    public static let lease: TimeInterval = 120
+
+    private let requests: any InfluencerRequestRepository
+    private let lookup: any ProfileLookup
+    private let rules: VerificationRules
+    private let now: @Sendable () -> Date
+
+    public init(requests: any InfluencerRequestRepository, lookup: any ProfileLookup, rules: VerificationRules,
+                now: @escaping @Sendable () -> Date) {
+        self.requests = requests
+        self.lookup = lookup
+        self.rules = rules
+        self.now = now
+    }
+
+    /// The wait before attempt `attempts + 1`: 30 s doubling, at most an hour.
+    public static func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        min(3600, 30 * pow(2, Double(max(0, attempts - 1))))
+    }
+
+    /// Checks up to `batch` due requests; how many were decided.
+    @discardableResult
+    public func runOnce(batch: Int = 5) async throws -> Int {
+        var decided = 0
+        for request in try await requests.claimDue(limit: batch, lease: Self.lease, now: now()) {
+            let found: InstagramProfile?
+            do {
+                found = try await lookup.profile(username: request.username)
+            } catch {
+                if request.attempts >= Self.maximumAttempts {
+                    _ = try await requests.fail(id: request.id, reason: .lookupError)
+                    decided += 1
+                } else {
+                    try await requests.retry(id: request.id, at: now().addingTimeInterval(Self.backoff(afterAttempts: request.attempts)))
+                }
+                continue
+            }
+            switch rules.verdict(found) {
+            case .success(let profile): _ = try await requests.approve(id: request.id, profile: profile)
+            case .failure(let reason): _ = try await requests.fail(id: request.id, reason: reason)
+            }
+            decided += 1
+        }
+        return decided
+    }
+}

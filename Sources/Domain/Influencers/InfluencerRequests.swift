@@ -1,0 +1,119 @@
+import Foundation
+
+/// A request to add an influencer, as its requester and admins see it.
+public struct InfluencerRequest: Sendable, Equatable {
+    public let id: Int
+    /// The normalised Instagram username.
+    public let username: String
+    public let status: Status
+    /// Why it failed, when it did.
+    public let reason: Failure?
+    /// The influencer it became, once approved.
+    public let influencerID: InfluencerID?
+    /// Lookups tried so far.
+    public let attempts: Int
+    public let createdAt: Date
+
+    public init(id: Int, username: String, status: Status, reason: Failure?, influencerID: InfluencerID?, attempts: Int, createdAt: Date) {
+        self.id = id
+        self.username = username
+        self.status = status
+        self.reason = reason
+        self.influencerID = influencerID
+        self.attempts = attempts
+        self.createdAt = createdAt
+    }
+
+    public enum Status: String, Sendable, CaseIterable {
+        /// Waiting for the lookup (or, without one, for an admin).
+        case processing
+        case approved
+        case failed
+    }
+
+    public enum Failure: String, Error, Sendable, CaseIterable {
+        case accountNotFound = "account_not_found"
+        case privateAccount = "private_account"
+        case insufficientFollowers = "insufficient_followers"
+        case noExternalURL = "no_external_url"
+        /// The lookup kept failing (after ``InfluencerVerification/maximumAttempts``).
+        case lookupError = "lookup_error"
+        /// An admin refused it.
+        case rejected
+    }
+}
+
+/// A public Instagram profile as the lookup reports it.
+public struct InstagramProfile: Sendable, Equatable {
+    public var username: String
+    public var fullName: String?
+    public var biography: String?
+    public var profilePicURL: String?
+    public var followersCount: Int
+    public var externalURL: String?
+    public var isPrivate: Bool
+
+    public init(username: String, fullName: String? = nil, biography: String? = nil, profilePicURL: String? = nil, followersCount: Int,
+                externalURL: String? = nil, isPrivate: Bool = false) {
+        self.username = username
+        self.fullName = fullName
+        self.biography = biography
+        self.profilePicURL = profilePicURL
+        self.followersCount = followersCount
+        self.externalURL = externalURL
+        self.isPrivate = isPrivate
+    }
+
+    /// The profile with what the influencers table keeps: texts cut to its bounds, and
+    /// URLs that are not http(s) dropped (the lookup is a service, not the database's judge).
+    public var storable: InstagramProfile {
+        var profile = self
+        profile.fullName = fullName.map { String($0.unicodeScalars.prefix(100)) }
+        profile.biography = biography.map { String($0.unicodeScalars.prefix(2000)) }
+        profile.profilePicURL = profilePicURL.flatMap { try? ProfileRules.url($0, field: "profile_pic_url") }
+        profile.externalURL = externalURL.flatMap { try? ProfileRules.url($0, field: "external_url") }
+        profile.followersCount = min(max(0, followersCount), Int(Int32.max))
+        return profile
+    }
+}
+
+/// Finds a public Instagram profile by username: `nil` when there is no such account;
+/// throws when the lookup itself fails (then it is retried).
+public protocol ProfileLookup: Sendable {
+    func profile(username: String) async throws -> InstagramProfile?
+}
+
+/// What makes a profile an influencer here (configurable; the current backend's rules).
+public struct VerificationRules: Sendable, Equatable {
+    public var requirePublic = true
+    public var minimumFollowers = 10_000
+    public var requireExternalURL = true
+
+    public init() {}
+
+    /// The profile if it qualifies, else why not.
+    public func verdict(_ profile: InstagramProfile?) -> Result<InstagramProfile, InfluencerRequest.Failure> {
+        guard let profile else { return .failure(.accountNotFound) }
+        if requirePublic && profile.isPrivate { return .failure(.privateAccount) }
+        if profile.followersCount < minimumFollowers { return .failure(.insufficientFollowers) }
+        if requireExternalURL && profile.storable.externalURL == nil { return .failure(.noExternalURL) }
+        return .success(profile.storable)
+    }
+}
+
+/// Instagram usernames as requests carry them.
+public enum InstagramUsername {
+    /// A leading `@` dropped, trimmed, lower-cased; then 1–30 of `a-z 0-9 . _`, not starting
+    /// or ending with a period, without two periods in a row (Instagram's own rules).
+    public static func normalized(_ raw: String) throws -> String {
+        var text = raw.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("@") { text.removeFirst() }
+        text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard (1...30).contains(text.utf8.count),
+              text.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 46 || $0 == 95 }),
+              !text.hasPrefix("."), !text.hasSuffix("."), !text.contains("..") else {
+            throw DomainError.invalid(field: "instagram_username", message: "instagram_username must be an Instagram username: 1 to 30 of a-z, 0-9, '.', '_'")
+        }
+        return text
+    }
+}
