@@ -93,4 +93,34 @@ import TestSupport
             try await check("after edits")
         }
     }
+
+    /// `seed bulk` loaded with triggers off and left the bounds NULL before it widened them
+    /// itself; migration 0022 repairs such a database. Before it a schedule found nothing
+    /// (on the bench's 1 M posts too: 1,769 posts in the viewer's week, none answered).
+    @Test func theRepairMigrationRestoresBoundsABulkLoadLeftEmpty() async throws {
+        try await withTestApp(clock: TestClock(start: Self.afternoon)) { app async throws in
+            let (_, token) = try await app.user()
+            let influencer = try await app.influencer("window.repair")
+            #expect(try await app.send("PUT", "/v1/influencers/\(influencer)/follow", token: token).status == 200)
+            let now = app.clock.now
+            let id: Int = try await app.database.pool.transaction { connection in
+                let id: Int = try connection.query("""
+                    INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
+                    VALUES ($1, '상품', 'food', $2, $3, $4) RETURNING id
+                    """, [influencer, now.addingTimeInterval(-Self.day), now.addingTimeInterval(Self.day), now.addingTimeInterval(-2 * Self.day)])
+                    .first!.decode(0)
+                _ = try connection.execute("UPDATE post_window_bounds SET longest = NULL, lead_min = NULL, lead_max = NULL")
+                return id
+            }
+            let day = KoreaDay(containing: now)
+            let query = "/v1/me/schedule?start_date=\(day)&end_date=\(day)"
+            #expect(Self.ids(try await app.send("GET", query, token: token)).isEmpty, "the broken state this repairs")
+
+            let repair = try #require(try TestDatabase.migrations().first { $0.version == 22 })
+            try await app.database.pool.withConnection { try $0.execute(script: repair.sql) }
+            #expect(Self.ids(try await app.send("GET", query, token: token)) == [id])
+            try await app.database.pool.withConnection { try $0.execute(script: repair.sql) }
+            #expect(Self.ids(try await app.send("GET", query, token: token)) == [id], "a second run changes nothing")
+        }
+    }
 }
