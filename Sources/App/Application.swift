@@ -37,6 +37,9 @@ public enum Application {
         public var mediaSettings: MediaSettings
         /// Threads for the file work of uploads (off the cooperative pool), bounded.
         public var fileWorkers: BoundedWorkers
+        /// The Supabase-compatible surface (`/auth/v1`, `/functions/v1`, `/rest/v1`); `nil`
+        /// leaves it unmounted.
+        public var supabase: SupabaseSettings?
         /// `Idempotency-Key`s of retried writes.
         public var idempotency: any IdempotencyStore
         /// Recently revoked sessions.
@@ -52,7 +55,7 @@ public enum Application {
             idTokens: any IDTokenVerifier, accessTokens: any AccessTokens, posts: any PostRepository, likes: any LikeRepository,
             feed: any FeedRepository, influencers: any InfluencerRepository, follows: any FollowRepository,
             influencerRequests: any InfluencerRequestRepository, media: any MediaLibrary, mediaSettings: MediaSettings, fileWorkers: BoundedWorkers, idempotency: any IdempotencyStore,
-            revocations: SessionRevocations,
+            revocations: SessionRevocations, supabase: SupabaseSettings? = nil,
             now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID
         ) {
             self.categories = categories
@@ -74,6 +77,7 @@ public enum Application {
             self.fileWorkers = fileWorkers
             self.idempotency = idempotency
             self.revocations = revocations
+            self.supabase = supabase
             self.now = now
             self.newID = newID
         }
@@ -109,7 +113,14 @@ public enum Application {
         let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes + follows.routes
             + uploadsController.routes
             + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests), authenticator: authenticator).routes
-        return health.routes + MediaController(uploads: uploads).routes + v1.map { $0.mounted(at: "/v1") }
+        let compatible = deps.supabase.map { settings in
+            SupabaseRoutes(settings: settings, errors: ErrorResponses(logger: logger)).routes(
+                authentication: authentication, profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator,
+                revocations: deps.revocations, auth: auth, limits: limits, posts: posts, feed: browse, follows: Follows(follows: deps.follows),
+                influencers: Influencers(influencers: deps.influencers, feed: browse), registration: InfluencerRegistration(requests: deps.influencerRequests),
+                uploads: uploadsController, categories: resolver, now: deps.now)
+        } ?? []
+        return health.routes + MediaController(uploads: uploads).routes + v1.map { $0.mounted(at: "/v1") } + compatible
     }
 
     /// The request pipeline with every route mounted, `GET /metrics` when `metrics` are

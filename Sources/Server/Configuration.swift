@@ -51,6 +51,8 @@ public struct Configuration: Sendable {
     /// The profile lookup verifying influencer requests; `nil`: requests wait for an admin.
     public var profileLookupURL: URL?
     public var profileLookupToken: String?
+    /// The Supabase-compatible surface's anon key; `nil`: the surface is not mounted.
+    public var supabaseAnonKey: String?
     /// What a profile needs to become an influencer.
     public var verificationRules = VerificationRules()
 
@@ -105,6 +107,7 @@ public struct Configuration: Sendable {
         Variable(name: "MAX_UPLOAD_BYTES", defaultValue: "10485760", summary: "Largest uploaded file; larger gets 413 file_too_large."),
         Variable(name: "PROFILE_LOOKUP_URL", defaultValue: "(none)", summary: "Instagram profile lookup checking influencer requests (see README); unset: requests wait for an admin."),
         Variable(name: "PROFILE_LOOKUP_TOKEN", defaultValue: "(none)", summary: "Bearer token sent to the profile lookup."),
+        Variable(name: "SUPABASE_ANON_KEY", defaultValue: "(none)", summary: "Mounts /auth/v1, /functions/v1 and /rest/v1 for the unmodified 09Market app; requests must carry it as apikey."),
         Variable(name: "INFLUENCER_MIN_FOLLOWERS", defaultValue: "10000", summary: "Followers a requested influencer needs."),
         Variable(name: "INFLUENCER_REQUIRE_PUBLIC", defaultValue: "true", summary: "Refuse private accounts (true/false)."),
         Variable(name: "INFLUENCER_REQUIRE_EXTERNAL_URL", defaultValue: "true", summary: "Refuse profiles without an external URL (true/false)."),
@@ -171,6 +174,7 @@ public struct Configuration: Sendable {
         configuration.profileLookupURL = try reader.string("PROFILE_LOOKUP_URL") { $0.hasPrefix("https://") || $0.hasPrefix("http://") ? nil : "expected an http(s) URL" }
             .flatMap(URL.init(string:))
         configuration.profileLookupToken = try reader.string("PROFILE_LOOKUP_TOKEN")
+        configuration.supabaseAnonKey = try reader.string("SUPABASE_ANON_KEY") { $0.utf8.count >= 16 ? nil : "expected at least 16 characters" }
         configuration.verificationRules.minimumFollowers = try reader.integer("INFLUENCER_MIN_FOLLOWERS", in: 0...1_000_000_000)
             ?? configuration.verificationRules.minimumFollowers
         configuration.verificationRules.requirePublic = try reader.boolean("INFLUENCER_REQUIRE_PUBLIC") ?? configuration.verificationRules.requirePublic

@@ -21,6 +21,8 @@ public struct TestApp: Sendable {
 
     /// The signing secret of test applications.
     public static let secret = "test-secret-0123456789-0123456789-abcdef"
+    /// The anon key of test applications' Supabase-compatible surface.
+    public static let anonKey = "test-anon-key-0123456789abcdef"
 
     /// Builds the application; `configure` adjusts auth settings, `idTokens` and
     /// `passwords` replace the ID-token verifier and the password hasher.
@@ -39,19 +41,21 @@ public struct TestApp: Sendable {
         dependencies.now = clock.source
         dependencies.passwords = passwords ?? PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers())
         if let idTokens { dependencies.idTokens = idTokens }
+        dependencies.supabase = SupabaseSettings(anonKey: anonKey)
         try await dependencies.revocations.start()
         let responder = Application.makeResponder(dependencies: dependencies, auth: auth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)
         return TestApp(database: database, clock: clock, dependencies: dependencies, auth: auth, logs: logs, responder: responder)
     }
 
-    /// Sends a request; `json` is encoded as the body, `token` as the bearer.
+    /// Sends a request; `json` is encoded as the body (or `body` sent as it is), `token`
+    /// as the bearer.
     public func send(
-        _ method: String, _ path: String, json: [String: any Sendable]? = nil, token: String? = nil,
+        _ method: String, _ path: String, json: [String: any Sendable]? = nil, body raw: Data? = nil, token: String? = nil,
         headers: [(String, String)] = [], remoteAddress: String = "203.0.113.7"
     ) async throws -> TestResponse {
         var fields = HTTPHeaders(headers)
         if let token { fields.add("Authorization", "Bearer \(token)") }
-        var body = Data()
+        var body = raw ?? Data()
         if let json {
             // Sorted keys: the same dictionary is the same bytes on every send (a retry is).
             body = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
@@ -78,6 +82,11 @@ public struct TestApp: Sendable {
 public struct TestResponse: Sendable {
     /// The raw response.
     public let response: HTTPResponse
+
+    public init(response: HTTPResponse) {
+        self.response = response
+    }
+
     public var status: Int { response.status }
     /// The body as text.
     public var text: String { String(decoding: response.body, as: UTF8.self) }

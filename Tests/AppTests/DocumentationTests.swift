@@ -24,7 +24,8 @@ import TestSupport
                 documented.insert("\(trimmed.dropLast().uppercased()) \(path)")
             }
         }
-        let dependencies = Application.Dependencies.live(pool: unusedPool, auth: testAuth, logger: LogCapture().logger)
+        var dependencies = Application.Dependencies.live(pool: unusedPool, auth: testAuth, logger: LogCapture().logger)
+        dependencies.supabase = SupabaseSettings(anonKey: TestApp.anonKey)
         let contract = try String(contentsOf: TestDatabase.packageRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
         let assets = FileManager.default.temporaryDirectory.appendingPathComponent("assets-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)

@@ -31,7 +31,7 @@ public struct CORSPolicy: Sendable {
         guard let origin = allowOrigin(for: request.headers["Origin"]) else { return response }
         response.headers.add("Access-Control-Allow-Origin", origin)
         response.headers.add("Access-Control-Allow-Methods", methods.joined(separator: ", "))
-        response.headers.add("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id")
+        response.headers.add("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-None-Match, apikey, X-Client-Info, X-Supabase-Api-Version, Prefer")
         response.headers.add("Access-Control-Max-Age", String(maxAgeSeconds))
         return response
     }

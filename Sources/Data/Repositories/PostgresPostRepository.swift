@@ -141,6 +141,14 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         try await setLike(post, by: user, liked: false)
     }
 
+    /// Walks the likes' `(user_id, created_at)` order, as ``likedPosts(by:offset:limit:)`` does.
+    public func likedPostIDs(by user: UserID, limit: Int) async throws -> [PostID] {
+        try await pool.withConnection { connection in
+            try connection.query("SELECT post_id FROM likes WHERE user_id = $1 ORDER BY created_at DESC, post_id DESC LIMIT $2",
+                                 [user.rawValue, limit]).map { PostID(rawValue: try $0.decode(0)) }
+        }
+    }
+
     /// One statement (`set_like`, migration 0008): the change and the post's count after it,
     /// atomic without BEGIN/COMMIT round trips; run again on deadlock.
     private func setLike(_ post: PostID, by user: UserID, liked: Bool) async throws -> Int {

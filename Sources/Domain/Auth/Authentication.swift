@@ -123,10 +123,37 @@ public struct Authentication: Sendable {
     }
 
     /// Makes the calling anonymous user permanent with `credential`, keeping its id and
-    /// data. When the identity belongs to another account, `merge` moves the anonymous
-    /// user's likes there and signs in as that account instead (an email's password is
-    /// then checked against the same budgets as a sign-in by `client`).
+    /// data, in a new session. When the identity belongs to another account, `merge` moves
+    /// the anonymous user's likes there and signs in as that account instead (an email's
+    /// password is then checked against the same budgets as a sign-in by `client`).
     public func upgrade(_ principal: Principal, with credential: UpgradeCredential, merge: Bool, client: String) async throws -> IssuedSession {
+        switch try await attach(credential, to: principal, merge: merge, client: client) {
+        case .upgraded(let user):
+            try await sessions.revoke(id: principal.sessionID, reason: .logout, now: now())
+            return try await startSession(for: user)
+        case .owner(let owner):
+            try await users.merge(anonymous: principal.userID, into: owner.id)
+            return try await startSession(for: owner)
+        }
+    }
+
+    /// The upgrade as Supabase's `PUT /user` does it: the session goes on (its next refresh
+    /// carries the permanent user), and an identity of another account is refused.
+    public func upgradeKeepingSession(_ principal: Principal, with credential: UpgradeCredential, client: String) async throws -> User {
+        guard case .upgraded(let user) = try await attach(credential, to: principal, merge: false, client: client) else {
+            throw AuthError.identityExists
+        }
+        return user
+    }
+
+    private enum Attachment {
+        /// The anonymous user now has the identity.
+        case upgraded(User)
+        /// The identity is another account's, and merging into it was asked for.
+        case owner(User)
+    }
+
+    private func attach(_ credential: UpgradeCredential, to principal: Principal, merge: Bool, client: String) async throws -> Attachment {
         guard principal.isAnonymous else { throw AuthError.alreadyPermanent }
         let identity: NewIdentity
         switch credential {
@@ -134,8 +161,7 @@ public struct Authentication: Sendable {
             let email = try CredentialRules.email(email)
             if let existing = try await users.identity(provider: .email, subject: email), existing.userID != principal.userID {
                 guard merge else { throw AuthError.identityExists }
-                let owner = try await verifiedEmailOwner(email: email, password: password, client: client)
-                return try await mergeAnonymous(principal, into: owner)
+                return .owner(try await verifiedEmailOwner(email: email, password: password, client: client))
             }
             try CredentialRules.password(password)
             identity = NewIdentity(provider: .email, subject: email, email: email, passwordHash: try await passwords.hash(password))
@@ -143,13 +169,11 @@ public struct Authentication: Sendable {
             let verified = try await idTokens.verify(provider: provider, idToken: idToken, nonce: nonce)
             if let existing = try await users.identity(provider: provider, subject: verified.subject), existing.userID != principal.userID {
                 guard merge else { throw AuthError.identityExists }
-                return try await mergeAnonymous(principal, into: try await existingUser(existing.userID))
+                return .owner(try await existingUser(existing.userID))
             }
             identity = NewIdentity(provider: provider, subject: verified.subject, email: verified.email, passwordHash: nil)
         }
-        let user = try await users.upgrade(id: principal.userID, identity: identity, now: now())
-        try await sessions.revoke(id: principal.sessionID, reason: .logout, now: now())
-        return try await startSession(for: user)
+        return .upgraded(try await users.upgrade(id: principal.userID, identity: identity, now: now()))
     }
 
     /// Ends the sessions `scope` names.
@@ -159,11 +183,6 @@ public struct Authentication: Sendable {
         case .global: try await sessions.revokeAll(userID: principal.userID, keeping: nil, reason: .logout, now: now())
         case .others: try await sessions.revokeAll(userID: principal.userID, keeping: principal.sessionID, reason: .logout, now: now())
         }
-    }
-
-    private func mergeAnonymous(_ principal: Principal, into owner: User) async throws -> IssuedSession {
-        try await users.merge(anonymous: principal.userID, into: owner.id)
-        return try await startSession(for: owner)
     }
 
     /// The one place a password is checked: reserved against the budgets first, the KDF

@@ -17,6 +17,12 @@ public struct Profiles: Sendable {
         return user
     }
 
+    /// The caller's account, anonymous or not (a deleted one ends the session).
+    public func account(of principal: Principal) async throws -> User {
+        guard let user = try await users.user(id: principal.userID) else { throw AuthError.sessionRevoked }
+        return user
+    }
+
     /// Updates the fields given; at least one must be.
     public func update(_ principal: PermanentPrincipal, nickname: String?, profileURL: String?) async throws -> User {
         guard nickname != nil || profileURL != nil else {

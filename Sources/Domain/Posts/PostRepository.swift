@@ -27,4 +27,6 @@ public protocol LikeRepository: Sendable {
     func like(post: PostID, by user: UserID) async throws -> Int
     /// Removes the like (idempotent); returns the post's like count.
     func unlike(post: PostID, by user: UserID) async throws -> Int
+    /// The ids of the posts `user` liked, most recently liked first, at most `limit`.
+    func likedPostIDs(by user: UserID, limit: Int) async throws -> [PostID]
 }

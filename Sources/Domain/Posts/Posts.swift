@@ -62,6 +62,11 @@ public struct Posts: Sendable {
         try await posts.likedPosts(by: viewer.userID, offset: (page - 1) * limit, limit: limit)
     }
 
+    /// The ids of the caller's liked posts, most recently liked first, at most `limit`.
+    public func likedIDs(by viewer: Principal, limit: Int) async throws -> [PostID] {
+        try await likes.likedPostIDs(by: viewer.userID, limit: limit)
+    }
+
     /// The posts the caller submitted, newest first.
     public func submitted(by viewer: Principal, page: Int, limit: Int) async throws -> Page<Post> {
         try await posts.submittedPosts(by: viewer.userID, offset: (page - 1) * limit, limit: limit)

@@ -155,7 +155,8 @@ enum ServeCommand {
         let metrics = configuration.metricsEnabled ? Metrics() : nil
         if let metrics { ServerMetrics.register(on: metrics, pool: pool, startedAt: Date()) }
         let media = configuration.media
-        let dependencies = Application.Dependencies.live(pool: pool, auth: auth, media: media, logger: logger, metrics: metrics)
+        var dependencies = Application.Dependencies.live(pool: pool, auth: auth, media: media, logger: logger, metrics: metrics)
+        dependencies.supabase = configuration.supabaseAnonKey.map(SupabaseSettings.init(anonKey:))
         try await lifecycle.start("revocation poll", dependencies.revocations)
         try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger, metrics: metrics))
         try await lifecycle.start("auth housekeeping", authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime),

@@ -2,12 +2,12 @@ import Domain
 import Foundation
 
 /// The session a sign-in, sign-up, refresh or upgrade answers with.
-struct SessionResponse: JSONWritable {
+struct SessionResponse<UserBody: JSONWritable>: JSONWritable {
     let accessToken: String
     let expiresIn: Int
     let expiresAt: Int
     let refreshToken: String
-    let user: UserResponse
+    let user: UserBody
 
     func write(to json: inout JSONWriter) {
         json.object { json in

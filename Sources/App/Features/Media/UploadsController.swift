@@ -28,9 +28,11 @@ public struct MediaSettings: Sendable {
     /// Room for multipart's boundaries and part headers around the file.
     static let multipartOverhead = 64 << 10
 
-    /// The route whose bodies the transport spools to disk, with its own limit.
+    /// The routes whose bodies the transport spools to disk, with its own limit.
     public var spooledBodies: [SpooledBody] {
-        [SpooledBody(method: "POST", path: "/v1/uploads", maxBytes: maxUploadBytes + Self.multipartOverhead)]
+        ["/v1/uploads", "/functions/v1/upload"].map {
+            SpooledBody(method: "POST", path: $0, maxBytes: maxUploadBytes + Self.multipartOverhead)
+        }
     }
 }
 
@@ -46,22 +48,32 @@ struct UploadsController: Sendable {
         let authenticated = AuthenticatedRoutes(authenticator: authenticator)
         return [
             authenticated.permanent("POST", "/uploads") { request, user in
-                let boundary = try Self.boundary(request)
-                let incoming = try await uploads.incomingFile()
-                do {
-                    let part = try await copyFilePart(request, boundary: boundary, to: incoming)
-                    guard part.bytes > 0 else { throw APIError(status: 400, code: "missing_file", message: "The file part is empty.", field: "file") }
-                    let media = try await uploads.adopt(incoming, by: user)
-                    return .json(UploadResponse(url: settings.publicBaseURL + "/media/" + media.name, media: media), status: 201)
-                } catch {
-                    unlink(incoming)
-                    if case MediaError.unsupportedType = error {
-                        throw APIError(status: 415, code: "unsupported_media_type", message: "The file is not a JPEG, PNG, HEIC or WebP image.", field: "file")
-                    }
-                    throw error
-                }
+                let media = try await store(request, by: user)
+                return .json(UploadResponse(url: url(of: media), media: media), status: 201)
             },
         ]
+    }
+
+    /// Copies the request's `file` part into the store (shared with `/functions/v1/upload`).
+    func store(_ request: HTTPRequest, by user: PermanentPrincipal) async throws -> StoredMedia {
+        let boundary = try Self.boundary(request)
+        let incoming = try await uploads.incomingFile()
+        do {
+            let part = try await copyFilePart(request, boundary: boundary, to: incoming)
+            guard part.bytes > 0 else { throw APIError(status: 400, code: "missing_file", message: "The file part is empty.", field: "file") }
+            return try await uploads.adopt(incoming, by: user)
+        } catch {
+            unlink(incoming)
+            if case MediaError.unsupportedType = error {
+                throw APIError(status: 415, code: "unsupported_media_type", message: "The file is not a JPEG, PNG, HEIC or WebP image.", field: "file")
+            }
+            throw error
+        }
+    }
+
+    /// Where a stored file is served.
+    func url(of media: StoredMedia) -> String {
+        settings.publicBaseURL + "/media/" + media.name
     }
 
     private static func boundary(_ request: HTTPRequest) throws -> [UInt8] {

@@ -58,7 +58,7 @@ enum FeedParameters {
         }
     }
 
-    private static func dateRange(_ request: HTTPRequest) throws -> ClosedRange<KoreaDay>? {
+    static func dateRange(_ request: HTTPRequest) throws -> ClosedRange<KoreaDay>? {
         let from = request.query["date_from"]
         let to = request.query["date_to"]
         switch (from, to) {

@@ -1,0 +1,123 @@
+import Domain
+import Foundation
+
+/// `/functions/v1/posts?action=…`: the app's posts edge function, as a thin adapter over
+/// the same use cases as `/v1/posts` (and their rules: writes need a permanent user, edits
+/// their submitter). Parameters and shapes as the function answers: ids as strings,
+/// `category` the Korean label, `limit` clamped to 1–50, the list `{data, total, page}`,
+/// Top 10 a bare array, the schedule `{data, meta}`.
+struct FunctionsPostsController: Sendable {
+    let posts: Posts
+    let feed: BrowseFeed
+    let follows: Follows
+    let authenticator: Authenticator
+    let categories: CategoryResolver
+    let now: @Sendable () -> Date
+    let gate: SupabaseGate
+
+    var routes: [Route] {
+        [
+            gate.route("GET", "/functions/v1/posts") { request in
+                let viewer = try authenticator.principal(for: request)
+                switch request.query["action"] {
+                case "list": return try await list(request, viewer: viewer)
+                case "top10":
+                    let top = try await posts.top10(category: nil, viewer: viewer)
+                    let now = now()
+                    return .json(top.enumerated().map { FunctionsPost(post: $1, now: now, rank: $0 + 1) })
+                case "schedule": return try await schedule(request, viewer: viewer)
+                default: throw Self.unknownAction
+                }
+            },
+            gate.route("POST", "/functions/v1/posts") { request in
+                guard request.query["action"] == "create" else { throw Self.unknownAction }
+                return try await create(request, by: try authenticator.principal(for: request).permanent())
+            },
+            gate.route("PUT", "/functions/v1/posts") { request in
+                guard request.query["action"] == "update" else { throw Self.unknownAction }
+                return try await update(request, by: try authenticator.principal(for: request).permanent())
+            },
+            gate.route("DELETE", "/functions/v1/posts") { request in
+                guard request.query["action"] == "delete" else { throw Self.unknownAction }
+                let user = try authenticator.principal(for: request).permanent()
+                guard let id = try SupabaseBody(request).id("post_id") else { throw Self.missing("post_id") }
+                try await posts.delete(PostID(rawValue: id), by: user)
+                return .empty()
+            },
+        ]
+    }
+
+    static let unknownAction = APIError(status: 400, code: "bad_request", message: "Unknown action or method")
+
+    static func missing(_ field: String) -> APIError {
+        APIError(status: 400, code: "missing_required_field", message: "'\(field)' is required", field: field)
+    }
+
+    /// `page` from 1 and `limit` 1–50 as the function reads them: unparsable means the
+    /// default, out of range is clamped.
+    static func window(_ request: HTTPRequest, reach: Int = PageWindow.maxItems) throws -> PageWindow {
+        let page = max(1, request.query["page"].flatMap { Int($0) } ?? 1)
+        let limit = min(50, max(1, request.query["limit"].flatMap { Int($0) } ?? 20))
+        guard page * limit <= reach else {
+            throw APIError.invalidParameter("page", "pages reach item \(reach) at most (page × limit)")
+        }
+        return PageWindow(page: page, limit: limit, reach: reach)
+    }
+
+    private func list(_ request: HTTPRequest, viewer: Principal) async throws -> HTTPResponse {
+        var query = FeedQuery()
+        query.search = try request.searchTerm()
+        if let category = request.query["category"], !category.isEmpty { query.category = try await categories.resolve(category) }
+        if request.query["date_from"] != nil && request.query["date_to"] != nil { query.dateRange = try FeedParameters.dateRange(request) }
+        let window = try Self.window(request, reach: FeedParameters.offsetReach(query))
+        query.page = window.page
+        query.limit = window.limit
+        let found = try await feed.page(query, viewer: viewer)
+        let now = now()
+        return .json(FunctionsPage(data: found.items.map { FunctionsPost(post: $0, now: now) }, total: found.total, page: window.page))
+    }
+
+    private func schedule(_ request: HTTPRequest, viewer: Principal) async throws -> HTTPResponse {
+        guard let start = request.query["start_date"], let end = request.query["end_date"] else {
+            throw APIError(status: 400, code: "invalid_params", message: "start_date and end_date are required")
+        }
+        guard let first = KoreaDay(start), let last = KoreaDay(end), first <= last else {
+            throw APIError(status: 400, code: "invalid_params", message: "start_date and end_date must be YYYY-MM-DD, in order")
+        }
+        let window = try Self.window(request)
+        let found = try await follows.schedule(first...last, viewer: viewer, page: window.page, limit: window.limit)
+        let now = now()
+        return .json(FunctionsSchedule(data: found.items.map { FunctionsPost(post: $0, now: now) }, page: window.page,
+                                       limit: window.limit, total: found.total))
+    }
+
+    private func create(_ request: HTTPRequest, by user: PermanentPrincipal) async throws -> HTTPResponse {
+        let body = try SupabaseBody(request)
+        for field in ["influencer_id", "product_name", "price", "category", "group_buying_start", "group_buying_end"] where !body.has(field) {
+            throw Self.missing(field)
+        }
+        let post = NewPost(
+            influencerID: InfluencerID(rawValue: try body.id("influencer_id") ?? 0), productName: try body.required("product_name"),
+            price: try body.integer("price"), category: try await categories.resolve(try body.required("category")),
+            groupBuyingStart: try WireDate.parse(try body.required("group_buying_start"), field: "group_buying_start"),
+            groupBuyingEnd: try WireDate.parse(try body.required("group_buying_end"), field: "group_buying_end"),
+            displayURL: try body.string("display_url"), groupBuyingURL: nil)
+        return .json(FunctionsPost(post: try await posts.create(post, by: user), now: now()), status: 201)
+    }
+
+    private func update(_ request: HTTPRequest, by user: PermanentPrincipal) async throws -> HTTPResponse {
+        let body = try SupabaseBody(request)
+        guard let id = try body.id("post_id") else { throw Self.missing("post_id") }
+        var changes = PostChanges()
+        changes.productName = try body.string("product_name")
+        changes.price = try body.integer("price")
+        changes.category = try await body.string("category").asyncMap { try await categories.resolve($0) }
+        changes.groupBuyingStart = try body.string("group_buying_start").map { try WireDate.parse($0, field: "group_buying_start") }
+        changes.groupBuyingEnd = try body.string("group_buying_end").map { try WireDate.parse($0, field: "group_buying_end") }
+        guard changes.productName != nil || changes.price != nil || changes.category != nil || changes.groupBuyingStart != nil
+            || changes.groupBuyingEnd != nil else {
+            throw APIError(status: 400, code: "no_fields_to_update", message: "No fields to update")
+        }
+        return .json(FunctionsPost(post: try await posts.update(PostID(rawValue: id), changes: changes, by: user), now: now()))
+    }
+}

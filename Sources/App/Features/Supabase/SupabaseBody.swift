@@ -1,0 +1,120 @@
+import Foundation
+
+/// A request body as Supabase's clients send it: a JSON object (or, for PostgREST, an
+/// array of one) whose optional fields may be `null` (`"nonce": null`,
+/// `"gotrue_meta_security": {...}`) — read leniently, field by field, where our own API
+/// refuses nulls.
+struct SupabaseBody {
+    private let object: [String: JSONValue]
+
+    /// An empty body is an empty object (Supabase's anonymous sign-up may send none).
+    init(_ request: HTTPRequest, acceptsSingleElementArray: Bool = false) throws {
+        guard !request.body.isEmpty else {
+            object = [:]
+            return
+        }
+        let value: JSONValue
+        do {
+            value = try JSON.decoder.decode(JSONValue.self, from: request.body)
+        } catch {
+            throw APIError.invalidBody("the request body is not valid JSON")
+        }
+        switch value {
+        case .object(let object): self.object = object
+        case .array(let array) where acceptsSingleElementArray && array.count == 1:
+            guard case .object(let object) = array[0] else { fallthrough }
+            self.object = object
+        default:
+            throw APIError.invalidBody(acceptsSingleElementArray ? "the body must be an object or an array of one object" : "the body must be a JSON object")
+        }
+    }
+
+    /// Whether the field is present and not `null`.
+    func has(_ name: String) -> Bool {
+        switch object[name] {
+        case nil, .null?: return false
+        default: return true
+        }
+    }
+
+    /// A string field; `nil` when absent or `null`, 400 when another type.
+    func string(_ name: String) throws -> String? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw APIError.invalidBody("\(name) must be a string", field: name)
+        }
+    }
+
+    /// A required, non-empty string field (`missing_required_field` in the functions' words).
+    func required(_ name: String) throws -> String {
+        guard let text = try string(name), !text.isEmpty else {
+            throw APIError(status: 400, code: "missing_required_field", message: "'\(name)' is required", field: name)
+        }
+        return text
+    }
+
+    /// An integer field; `nil` when absent or `null`.
+    func integer(_ name: String) throws -> Int? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .integer(let value)?: return value
+        default: throw APIError.invalidBody("\(name) must be an integer", field: name)
+        }
+    }
+
+    /// A boolean field; `false` when absent, `null` or not a boolean.
+    func flag(_ name: String) -> Bool {
+        if case .boolean(true)? = object[name] { return true }
+        return false
+    }
+
+    /// An id the original backend kept as text: a string of digits or a number.
+    func id(_ name: String) throws -> Int? {
+        let value: Int?
+        switch object[name] {
+        case nil, .null?: return nil
+        case .string(let text)?: value = Int(text).flatMap { String($0) == text ? $0 : nil }
+        case .integer(let number)?: value = number
+        default: value = nil
+        }
+        guard let value, value > 0 else { throw APIError.invalidBody("\(name) is not an id of this server", field: name) }
+        return value
+    }
+
+    /// A nested object's string field (`data.nickname`).
+    func string(_ name: String, in parent: String) -> String? {
+        guard case .object(let nested)? = object[parent], case .string(let text)? = nested[name] else { return nil }
+        return text
+    }
+}
+
+/// Any JSON value, decoded strictly (`1` is not `true`).
+enum JSONValue: Decodable {
+    case null
+    case boolean(Bool)
+    case integer(Int)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .boolean(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
+        } else {
+            self = .array(try container.decode([JSONValue].self))
+        }
+    }
+}

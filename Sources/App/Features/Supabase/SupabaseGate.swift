@@ -1,0 +1,116 @@
+import Data
+import Foundation
+
+/// What the Supabase-compatible surface needs to know: the project's anon key every request
+/// carries in `apikey`, as Supabase's gateway requires.
+public struct SupabaseSettings: Sendable {
+    /// The anon key (any string; the hosted project's is a JWT the app is built with).
+    public var anonKey: String
+
+    public init(anonKey: String) {
+        self.anonKey = anonKey
+    }
+}
+
+/// The three dialects of the compatible surface: each answers errors in the shape its
+/// original sends and its clients decode.
+enum SupabaseDialect: Sendable {
+    /// Supabase Auth: `{code, error_code, msg, message}` and `X-Supabase-Api-Version`.
+    case auth
+    /// The app's edge functions: `{error, message}` with their codes.
+    case functions
+    /// PostgREST: `{code, details, hint, message}`.
+    case postgrest
+}
+
+/// Builds the compatible routes: checks `apikey` first (401 in the gateway's words when
+/// it is missing or wrong), runs the handler, and renders any error in the route's
+/// dialect from the one mapping every route shares (``ErrorResponses``).
+struct SupabaseGate: Sendable {
+    let settings: SupabaseSettings
+    let errors: ErrorResponses
+    let dialect: SupabaseDialect
+
+    func route(_ method: String, _ path: String, _ handler: @escaping Route.Handler) -> Route {
+        Route(method, path) { [settings, errors, dialect] request in
+            var response: HTTPResponse
+            if let refusal = Self.keyRefusal(request, settings: settings) {
+                response = refusal
+            } else {
+                do {
+                    response = try await handler(request)
+                } catch {
+                    response = Self.render(errors.response(for: error, request: request), in: dialect)
+                }
+            }
+            if dialect == .auth { response.headers.set("X-Supabase-Api-Version", "2024-01-01") }
+            return response
+        }
+    }
+
+    /// Supabase's gateway (Kong) answers before any service sees the request.
+    private static func keyRefusal(_ request: HTTPRequest, settings: SupabaseSettings) -> HTTPResponse? {
+        guard let key = request.headers["apikey"] ?? request.query["apikey"] else {
+            return gatewayError("No API key found in request", hint: "No `apikey` request header or url param was found.")
+        }
+        guard CryptoPrimitives.constantTimeEquals(Array(key.utf8), Array(settings.anonKey.utf8)) else {
+            return gatewayError("Invalid API key", hint: "Double check your Supabase `anon` or `service_role` API key.")
+        }
+        return nil
+    }
+
+    private static func gatewayError(_ message: String, hint: String) -> HTTPResponse {
+        var response = HTTPResponse.json(JSONObject([("message", .string(message)), ("hint", .string(hint))]), status: 401)
+        response.errorCode = "invalid_api_key"
+        return response
+    }
+
+    /// Re-expresses one of our error answers (`{error, message}`) in `dialect`.
+    static func render(_ answer: HTTPResponse, in dialect: SupabaseDialect) -> HTTPResponse {
+        guard answer.status >= 400, let code = answer.errorCode else { return answer }
+        let message = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["message"] as? String ?? ""
+        let (status, wireCode, wireMessage): (Int, String, String)
+        switch dialect {
+        case .auth: (status, wireCode, wireMessage) = SupabaseErrorCodes.auth(status: answer.status, code: code, message: message)
+        case .functions: (status, wireCode, wireMessage) = SupabaseErrorCodes.functions(status: answer.status, code: code, message: message)
+        case .postgrest: (status, wireCode, wireMessage) = SupabaseErrorCodes.postgrest(status: answer.status, code: code, message: message)
+        }
+        let body: JSONObject
+        switch dialect {
+        case .auth:
+            body = JSONObject([("code", .string(wireCode)), ("error_code", .string(wireCode)), ("msg", .string(wireMessage)),
+                               ("message", .string(wireMessage))])
+        case .functions:
+            body = JSONObject([("error", .string(wireCode)), ("message", .string(wireMessage))])
+        case .postgrest:
+            body = JSONObject([("code", .string(wireCode)), ("details", .null), ("hint", .null), ("message", .string(wireMessage))])
+        }
+        var response = HTTPResponse.json(body, status: status)
+        response.errorCode = wireCode
+        for name in ["Retry-After"] { if let value = answer.headers[name] { response.headers.set(name, value) } }
+        return response
+    }
+}
+
+/// A small JSON object of strings and nulls, fields in order.
+struct JSONObject: JSONWritable {
+    enum Value {
+        case string(String)
+        case null
+    }
+
+    let fields: [(String, Value)]
+
+    init(_ fields: [(String, Value)]) { self.fields = fields }
+
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            for (name, value) in fields {
+                switch value {
+                case .string(let text): json.field(dynamic: name, text)
+                case .null: json.field(dynamic: name, String?.none)
+                }
+            }
+        }
+    }
+}
