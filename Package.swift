@@ -43,6 +43,9 @@ let package = Package(
         .testTarget(name: "DomainTests", dependencies: ["Domain", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DataTests", dependencies: ["Data", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AppTests", dependencies: ["App", "Server", "TestSupport", "CZlib"], swiftSettings: swiftSettings),
+        // The 09Market app's own response types, declared apart from the server's code,
+        // decoding every answer of the Supabase-compatible surface.
+        .testTarget(name: "AppDecodingTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "App", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )
