@@ -26,11 +26,13 @@ import TestSupport
             "RATE_LIMIT_ANONYMOUS_PER_HOUR": unlimited, "RATE_LIMIT_TOKEN_PER_5_MINUTES": unlimited,
             "RATE_LIMIT_FAILED_PASSWORD_PER_15_MINUTES": unlimited, "RATE_LIMIT_FAILED_PASSWORD_PER_ADDRESS_PER_15_MINUTES": unlimited,
             "GOOGLE_CLIENT_IDS": "fuzz-google", "GOOGLE_JWKS": keys, "APPLE_CLIENT_IDS": "fuzz-apple", "APPLE_JWKS": keys,
+            "SUPABASE_ANON_KEY": TestApp.anonKey,
         ], directory: directory)
         let port = try await server.waitUntilListening()
 
         var environment = ProcessInfo.processInfo.environment
         environment["SCHEMATHESIS_HOOKS"] = "schemathesis_hooks"
+        environment["M09_ANON_KEY"] = TestApp.anonKey
         environment["PYTHONPATH"] = root.appendingPathComponent("Tests/e2e").path
         let e2e = root.appendingPathComponent("Tests/e2e")
         let run = try await ExternalCommand.run([

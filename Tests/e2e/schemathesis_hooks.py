@@ -6,6 +6,7 @@ logout and every later case would only see 401.
 """
 import datetime
 import json
+import os
 import urllib.request
 import uuid
 
@@ -14,11 +15,12 @@ import schemathesis
 
 @schemathesis.auth(refresh_interval=None)
 class FreshAccount:
-    """A new permanent account per case; an anonymous one for upgrade, which only they may call."""
+    """A new permanent account per case; an anonymous one for the upgrades (/v1/auth/upgrade,
+    PUT /auth/v1/user), which only they may call."""
 
     def get(self, case, context):
         base = context.operation.base_url.rstrip("/")
-        if context.operation.path == "/v1/auth/upgrade":
+        if context.operation.path == "/v1/auth/upgrade" or (context.operation.path, context.operation.method.upper()) == ("/auth/v1/user", "PUT"):
             path, body = "/v1/auth/anonymous", b""
         else:
             path = "/v1/auth/signup"
@@ -30,6 +32,13 @@ class FreshAccount:
     def set(self, case, data, context):
         case.headers = case.headers or {}
         case.headers["Authorization"] = f"Bearer {data}"
+        if _supabase(context.operation.path):
+            # The compatible surface's key (the apikey scheme), from SupabaseClientTests' env.
+            case.headers["apikey"] = os.environ["M09_ANON_KEY"]
+
+
+def _supabase(path):
+    return path.startswith(("/auth/v1/", "/functions/v1/", "/rest/v1/"))
 
 
 # Rules of the contract that JSON Schema cannot state (each is in openapi.yaml's text).
@@ -46,9 +55,11 @@ def map_case(context, case):
     """Applied to every generated case (coverage, fuzzing and stateful phases alike)."""
     if isinstance(case.query, dict):
         case.query = _within_paging_and_dates(context, case.query)
+        if context.operation.path == "/rest/v1/likes":
+            case.query = _postgrest_filters(case.query)
     if isinstance(case.body, dict):
         case.body = _window_after_start(context, case.body)
-        if context.operation.path == "/v1/uploads" and "file" in case.body:
+        if context.operation.path in ("/v1/uploads", "/functions/v1/upload") and "file" in case.body:
             if _negative(case):
                 # multipart/form-data cannot carry most schema violations (a file part is
                 # bytes whatever was generated): schemathesis sent valid uploads as
@@ -59,6 +70,25 @@ def map_case(context, case):
                 # byte string is not one (the Swift tests cover refused files).
                 case.body["file"] = TINY_PNG
     return case
+
+
+def _postgrest_filters(query):
+    """The stateful phase fills `post_id` and `user_id` from other answers with bare values
+    (`post_id=5198`); PostgREST's filters carry their operator (`eq.5198`), which a link
+    cannot know. Bare ids and uuids get `eq.`; anything else is left as generated."""
+    for name in ("post_id", "user_id"):
+        value = query.get(name)
+        if isinstance(value, (int, str)) and not str(value).startswith("eq.") and _bare_id(str(value)):
+            query[name] = f"eq.{value}"
+    return query
+
+
+def _bare_id(text):
+    try:
+        uuid.UUID(text)
+        return True
+    except ValueError:
+        return text.isdigit()
 
 
 def _negative(case):
@@ -84,6 +114,8 @@ def _within_paging_and_dates(context, query):
         bound = SHALLOW_PAGE_LIMIT if shallow else DEEP_PAGE_LIMIT
         if page * limit > bound:
             query["page"] = max(1, bound // limit)
+    if context.operation.path == "/functions/v1/posts":
+        _functions_posts(query)
     _schedule_range(query)
     if context.operation.path == "/v1/posts" and query.get("hashtag") is not None:
         # A hashtag's list takes no other filter, newest first.
@@ -99,6 +131,26 @@ def _within_paging_and_dates(context, query):
     elif isinstance(first, str) and isinstance(last, str) and first > last:
         query["date_from"], query["date_to"] = last, first
     return query
+
+
+def _functions_posts(query):
+    """The posts function reads page and limit leniently (unparsable: 1 and 20; limit
+    clamped to 1-50), so its paging bound is checked on those values; a schedule needs both
+    of its dates (its text says so)."""
+    def lenient(value, default):
+        try:
+            return int(str(value))
+        except ValueError:
+            return default
+    page = max(1, lenient(query.get("page", 1), 1))
+    limit = min(50, max(1, lenient(query.get("limit", 20), 20)))
+    bound = SHALLOW_PAGE_LIMIT if query.get("search") else DEEP_PAGE_LIMIT
+    if page * limit > bound:
+        query["page"] = str(max(1, bound // limit))
+    if query.get("action") == "schedule":
+        today = datetime.date.today().isoformat()
+        query.setdefault("start_date", query.get("end_date", today))
+        query.setdefault("end_date", query["start_date"])
 
 
 def _schedule_range(query):
@@ -129,7 +181,7 @@ def _integer(value):
 def _window_after_start(context, body):
     """A post's buying window ends after it starts, lasts at most 366 days and starts within
     366 days of the post's making (given whole in an edit, so it cannot cross the stored one)."""
-    if context.operation.path not in ("/v1/posts", "/v1/posts/{id}"):
+    if context.operation.path not in ("/v1/posts", "/v1/posts/{id}", "/functions/v1/posts"):
         return body
     start, end = body.get("group_buying_start"), body.get("group_buying_end")
     if start is None and end is None:

@@ -21,6 +21,7 @@ struct FunctionsAccountController: Sendable {
             gate.route("PUT", "/functions/v1/me") { request in
                 let user = try authenticator.principal(for: request).permanent()
                 let body = try SupabaseBody(request)
+                try body.refuseNulls(["nickname", "profile_url"])
                 let nickname = try body.string("nickname")
                 let profileURL = try body.string("profile_url")
                 guard nickname != nil || profileURL != nil else {

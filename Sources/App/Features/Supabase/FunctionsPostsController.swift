@@ -19,8 +19,9 @@ struct FunctionsPostsController: Sendable {
         [
             gate.route("GET", "/functions/v1/posts") { request in
                 let viewer = try authenticator.principal(for: request)
+                let query = try await Self.listQuery(request, categories: categories)
                 switch request.query["action"] {
-                case "list": return try await list(request, viewer: viewer)
+                case "list": return try await list(request, query: query, viewer: viewer)
                 case "top10":
                     let top = try await posts.top10(category: nil, viewer: viewer)
                     let now = now()
@@ -64,11 +65,21 @@ struct FunctionsPostsController: Sendable {
         return PageWindow(page: page, limit: limit, reach: reach)
     }
 
-    private func list(_ request: HTTPRequest, viewer: Principal) async throws -> HTTPResponse {
+    /// The list's filters, read (and a malformed one refused) whatever the action: a
+    /// parameter is never silently wrong.
+    private static func listQuery(_ request: HTTPRequest, categories: CategoryResolver) async throws -> FeedQuery {
         var query = FeedQuery()
         query.search = try request.searchTerm()
         if let category = request.query["category"], !category.isEmpty { query.category = try await categories.resolve(category) }
+        for name in ["date_from", "date_to", "start_date", "end_date"] {
+            if let text = request.query[name], KoreaDay(text) == nil { throw APIError.invalidParameter(name, "\(name) must be YYYY-MM-DD") }
+        }
         if request.query["date_from"] != nil && request.query["date_to"] != nil { query.dateRange = try FeedParameters.dateRange(request) }
+        return query
+    }
+
+    private func list(_ request: HTTPRequest, query: FeedQuery, viewer: Principal) async throws -> HTTPResponse {
+        var query = query
         let window = try Self.window(request, reach: FeedParameters.offsetReach(query))
         query.page = window.page
         query.limit = window.limit

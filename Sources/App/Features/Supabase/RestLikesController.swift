@@ -31,6 +31,7 @@ struct RestLikesController: Sendable {
             gate.route("POST", "/rest/v1/likes") { request in
                 let user = try authenticator.principal(for: request).permanent()
                 let body = try SupabaseBody(request, acceptsSingleElementArray: true)
+                try body.refuseNulls(["user_id", "post_id"])
                 try Self.own(try body.string("user_id").map { "eq." + $0 }, user.principal)
                 guard let post = try body.id("post_id") else { throw Self.badRequest("post_id is required") }
                 _ = try await posts.like(PostID(rawValue: post), by: user)

@@ -42,7 +42,9 @@ struct SupabaseAuthController: Sendable {
     private func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
         let client = limits.clientAddress.of(request)
         let body = try SupabaseBody(request)
+        try body.refuseNulls(["email", "password"])
         guard let email = try body.string("email") else {
+            guard !body.has("password") else { throw APIError.invalidBody("a password signs up with an email", field: "email") }
             try limits.anonymousSignUps.record(client)
             return session(try await authentication.signInAnonymously())
         }

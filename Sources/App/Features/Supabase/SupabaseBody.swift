@@ -37,6 +37,14 @@ struct SupabaseBody {
         }
     }
 
+    /// 400 for any of `names` sent as `null`, where null would mean "clear it" and the
+    /// server cannot.
+    func refuseNulls(_ names: [String]) throws {
+        for name in names {
+            if case .null? = object[name] { throw APIError.invalidBody("\(name) must not be null; omit it instead", field: name) }
+        }
+    }
+
     /// A string field; `nil` when absent or `null`, 400 when another type.
     func string(_ name: String) throws -> String? {
         switch object[name] {
