@@ -12,6 +12,7 @@ public enum CommandLineInterface {
           migrate [--dry-run]        Apply (or list) pending database migrations.
           seed bulk | seed demo      Load the benchmark or the demo dataset.
           import influencers|posts   Upsert influencers or posts from JSON, NDJSON or CSV.
+          import supabase DIR        Import the 09Market Supabase project's CSV exports.
           admin <task>               create-user, grant-admin, revoke-admin, list-admins,
                                      stats, prune-anonymous, prune-uploads,
                                      influencer-requests.

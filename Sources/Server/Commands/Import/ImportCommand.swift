@@ -7,6 +7,7 @@ import Foundation
 enum ImportCommand {
     static let help = """
         Usage: market09 import influencers|posts FILE [--format json|ndjson|csv] [--rejects PATH] [--atomic] [--database-url URL]
+               market09 import supabase DIRECTORY [--database-url URL]   (see: market09 import supabase --help)
 
         Upserts rows by natural key (influencers by username; posts by influencer, product
         and buying window), so importing the same file twice changes nothing. FILE is a JSON
@@ -22,6 +23,10 @@ enum ImportCommand {
         """
 
     static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
+        if arguments.first == "supabase" {
+            if arguments.contains("--help") || arguments.contains("-h") { CommandLineInterface.printLine(SupabaseImportCommand.help); return 0 }
+            return try await SupabaseImportCommand.run(arguments: arguments, environment: environment)
+        }
         if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
             CommandLineInterface.printLine(help)
             return arguments.isEmpty ? 2 : 0

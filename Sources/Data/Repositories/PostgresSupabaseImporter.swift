@@ -1,0 +1,99 @@
+import Foundation
+
+/// The tables of a 09Market Supabase project's export: each table's rows as column → text
+/// (a column absent or empty is `NULL`), as its CSV exports hold them.
+public struct SupabaseExport: Sendable {
+    /// The columns read from each table; others in the files are ignored.
+    public static let columns: KeyValuePairs<String, [String]> = [
+        "users": ["id", "nickname", "profile_url", "provider", "created_at"],
+        "identities": ["user_id", "provider", "provider_id", "email", "created_at"],
+        "influencers": ["id", "username", "full_name", "biography", "profile_pic_url", "followers_count", "external_url", "category", "created_at"],
+        "posts": ["id", "influencer_id", "post_url", "post_type", "caption", "display_url", "hashtags", "group_buying_start", "group_buying_end",
+                  "product_name", "group_buying_url", "price", "category", "submitted_by", "posted_at", "created_at"],
+        "likes": ["user_id", "post_id", "created_at"],
+        "follows": ["user_id", "influencer_id", "created_at"],
+    ]
+
+    public var tables: [String: [[String: String]]]
+
+    public init(tables: [String: [[String: String]]]) {
+        self.tables = tables
+    }
+}
+
+/// What an import did to one table: rows read, rows inserted (the rest were invalid for
+/// this schema, referred to something not imported, or were there already).
+public struct SupabaseImportCount: Sendable, Equatable {
+    public let table: String
+    public let read: Int
+    public let inserted: Int
+}
+
+/// Imports a Supabase export in one transaction: users with their Google and Apple
+/// identities (same user ids, so they sign in to the same accounts), influencers and posts
+/// under new ids with their text ids kept in `supabase_*_ids` (migration 0023), then likes
+/// and follows through those. Every row is checked against this schema's rules in SQL;
+/// rows that break one are left out and counted, never half-written. Importing the same
+/// export again inserts nothing.
+public struct PostgresSupabaseImporter: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public func run(_ export: SupabaseExport) async throws -> [SupabaseImportCount] {
+        try await pool.withConnection { connection in
+            try connection.transaction { connection in
+                _ = try connection.execute("SET LOCAL statement_timeout = 0")
+                try connection.execute(script: Self.helpers)
+                var read: [String: Int] = [:]
+                for (table, columns) in SupabaseExport.columns {
+                    try connection.execute(script: "CREATE TEMP TABLE s_\(table) (\(columns.map { "\($0) text" }.joined(separator: ", "))) ON COMMIT DROP")
+                    let rows = export.tables[table] ?? []
+                    read[table] = rows.count
+                    var index = 0
+                    _ = try connection.copy(into: "s_\(table)", columns: columns) {
+                        guard index < rows.count else { return nil }
+                        var chunk = ""
+                        while index < rows.count && chunk.utf8.count < 64_000 {
+                            chunk += columns.map { PostgresConnection.copyEscape(rows[index][$0].flatMap { $0.isEmpty ? nil : $0 }) }
+                                .joined(separator: "\t") + "\n"
+                            index += 1
+                        }
+                        return chunk
+                    }
+                }
+                return try SupabaseImportSQL.statements.map { table, source, sql in
+                    // A statement that writes through CTEs counts its rows in a SELECT.
+                    let inserted = sql.hasPrefix("WITH") ? try connection.query(sql).first!.decode(0, as: Int.self) : try connection.execute(sql)
+                    return SupabaseImportCount(table: table, read: read[source] ?? 0, inserted: inserted)
+                }
+            }
+        }
+    }
+
+    /// Lenient casts for exported text: `NULL` instead of an error for a value that is not one.
+    private static let helpers = """
+        CREATE FUNCTION pg_temp.ts(value text) RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE AS $$
+        BEGIN RETURN value::timestamptz; EXCEPTION WHEN others THEN RETURN NULL; END $$;
+        CREATE FUNCTION pg_temp.id(value text) RETURNS uuid LANGUAGE plpgsql IMMUTABLE AS $$
+        BEGIN RETURN value::uuid; EXCEPTION WHEN others THEN RETURN NULL; END $$;
+        CREATE FUNCTION pg_temp.url(value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN value ~ '^https?://' AND char_length(value) <= 2048 THEN value END $$;
+        CREATE FUNCTION pg_temp.tags(value text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE raw text[];
+        BEGIN
+            IF value IS NULL THEN RETURN '{}'; END IF;
+            BEGIN
+                raw := CASE WHEN left(value, 1) = '[' THEN ARRAY(SELECT jsonb_array_elements_text(value::jsonb)) ELSE value::text[] END;
+            EXCEPTION WHEN others THEN RETURN '{}';
+            END;
+            RETURN COALESCE((SELECT array_agg(tag ORDER BY first) FROM (
+                SELECT tag, min(n) AS first FROM (SELECT lower(regexp_replace(btrim(t), '^#', '')) AS tag, n FROM unnest(raw) WITH ORDINALITY AS u(t, n)) x
+                WHERE tag ~ '^[a-z0-9_가-힣ㄱ-ㅎㅏ-ㅣ]{1,100}$' GROUP BY tag ORDER BY min(n) LIMIT 30) kept), '{}');
+        END $$;
+        CREATE FUNCTION pg_temp.category(value text) RETURNS text LANGUAGE sql STABLE AS $$
+        SELECT id FROM categories WHERE id = value OR name = value $$;
+        """
+}

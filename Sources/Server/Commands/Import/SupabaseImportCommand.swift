@@ -1,0 +1,55 @@
+import Data
+import Foundation
+
+/// `market09 import supabase DIRECTORY`: the 09Market Supabase project's data, from its
+/// tables' CSV exports, in one transaction.
+enum SupabaseImportCommand {
+    static let help = """
+        Usage: market09 import supabase DIRECTORY [--database-url URL]
+
+        Imports the 09Market Supabase project from CSV exports with a header row (the
+        dashboard's "Export to CSV", or psql's \\copy ... TO ... CSV HEADER; README, "Moving
+        the 09Market app from Supabase"): users.csv (public.users), identities.csv
+        (auth.identities), influencers.csv, posts.csv, likes.csv, follows.csv. A missing file
+        is an empty table. Users with a Google or Apple identity keep their ids and sign in
+        to the same accounts; posts and influencers get new ids, their text ids kept in
+        supabase_post_ids and supabase_influencer_ids. Rows this schema refuses are left out
+        and counted. One transaction: all or nothing; importing again inserts nothing.
+        """
+
+    static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, flags: [], options: ["database-url"])
+        let directory = try parsed.positionals("supabase", "DIRECTORY")[1]
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("\(directory) is not a directory of CSV exports")
+        }
+        let export = try await BlockingWork.run(name: "import-read") { try read(directory) }
+        guard export.tables.values.contains(where: { !$0.isEmpty }) else {
+            throw UsageError("\(directory) holds none of users.csv, identities.csv, influencers.csv, posts.csv, likes.csv, follows.csv")
+        }
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            let counts = try await PostgresSupabaseImporter(pool: pool).run(export)
+            for count in counts {
+                CommandLineInterface.printLine("\(count.table): \(count.inserted) inserted of \(count.read) read")
+            }
+            return 0
+        }
+    }
+
+    /// Each table's rows, cells by header name; a missing file is an empty table.
+    static func read(_ directory: String) throws -> SupabaseExport {
+        var tables: [String: [[String: String]]] = [:]
+        for (table, _) in SupabaseExport.columns {
+            let path = (directory as NSString).appendingPathComponent(table + ".csv")
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+            let rows = CSV.rows(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text)
+            guard let header = rows.first?.cells.map({ $0.trimmingCharacters(in: .whitespaces) }) else { continue }
+            tables[table] = rows.dropFirst().filter { $0.cells != [""] }.map { row in
+                Dictionary(zip(header, row.cells), uniquingKeysWith: { first, _ in first })
+            }
+        }
+        return SupabaseExport(tables: tables)
+    }
+}
