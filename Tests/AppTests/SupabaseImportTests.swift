@@ -72,7 +72,9 @@ import TestSupport
             defer { try? FileManager.default.removeItem(at: directory) }
             for (name, text) in Self.export { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
 
-            let importer = PostgresSupabaseImporter(pool: app.database.pool)
+            // One connection: the second import below runs in the first one's session (its
+            // temporary functions outlive the transaction; that failed a CI run with 42723).
+            let importer = PostgresSupabaseImporter(pool: PostgresPool(.init(url: app.database.url, size: 1)))
             let counts = try await importer.run(try SupabaseImportCommand.read(directory.path))
             let inserted = Dictionary(uniqueKeysWithValues: counts.map { ($0.table, $0.inserted) })
             #expect(inserted == ["users": 2, "identities": 2, "influencers": 2, "supabase_influencer_ids": 2, "posts": 2, "likes": 3, "follows": 1])

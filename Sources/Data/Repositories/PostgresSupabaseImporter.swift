@@ -74,14 +74,16 @@ public struct PostgresSupabaseImporter: Sendable {
     }
 
     /// Lenient casts for exported text: `NULL` instead of an error for a value that is not one.
+    /// `OR REPLACE`: temporary functions, unlike the tables, outlive the transaction in the
+    /// pooled session, and a second import on the same connection failed with 42723.
     private static let helpers = """
-        CREATE FUNCTION pg_temp.ts(value text) RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE AS $$
+        CREATE OR REPLACE FUNCTION pg_temp.ts(value text) RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE AS $$
         BEGIN RETURN value::timestamptz; EXCEPTION WHEN others THEN RETURN NULL; END $$;
-        CREATE FUNCTION pg_temp.id(value text) RETURNS uuid LANGUAGE plpgsql IMMUTABLE AS $$
+        CREATE OR REPLACE FUNCTION pg_temp.id(value text) RETURNS uuid LANGUAGE plpgsql IMMUTABLE AS $$
         BEGIN RETURN value::uuid; EXCEPTION WHEN others THEN RETURN NULL; END $$;
-        CREATE FUNCTION pg_temp.url(value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+        CREATE OR REPLACE FUNCTION pg_temp.url(value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
         SELECT CASE WHEN value ~ '^https?://' AND char_length(value) <= 2048 THEN value END $$;
-        CREATE FUNCTION pg_temp.tags(value text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+        CREATE OR REPLACE FUNCTION pg_temp.tags(value text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
         DECLARE raw text[];
         BEGIN
             IF value IS NULL THEN RETURN '{}'; END IF;
@@ -93,7 +95,7 @@ public struct PostgresSupabaseImporter: Sendable {
                 SELECT tag, min(n) AS first FROM (SELECT lower(regexp_replace(btrim(t), '^#', '')) AS tag, n FROM unnest(raw) WITH ORDINALITY AS u(t, n)) x
                 WHERE tag ~ '^[a-z0-9_가-힣ㄱ-ㅎㅏ-ㅣ]{1,100}$' GROUP BY tag ORDER BY min(n) LIMIT 30) kept), '{}');
         END $$;
-        CREATE FUNCTION pg_temp.category(value text) RETURNS text LANGUAGE sql STABLE AS $$
+        CREATE OR REPLACE FUNCTION pg_temp.category(value text) RETURNS text LANGUAGE sql STABLE AS $$
         SELECT id FROM categories WHERE id = value OR name = value $$;
         """
 }
