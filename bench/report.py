@@ -26,6 +26,9 @@ for name, rps, p50, p99, errors, cpu, rss in rows:
     spread = f"{float(p99) / float(p50):.1f}" if float(p50) > 0 else ""
     print(f"| {name} | {rps} | {p50} | {p99} | {spread} | {errors} | {cpu} | {rss} | {own or ''} | {ideal or ''} "
           f"| {ratio(rps, own)} | {ratio(own, ideal)} |")
+alone = [(name, own) for name, (own, _) in ceilings.items() if own and name not in {row[0] for row in rows}]
+if alone:
+    print("\nStatements measured alone (pgbench tps): " + ", ".join(f"{name} {own}" for name, own in alone))
 print(f"\n/health ÷ nginx serving the feed page's JSON body ({nginx} rps): {ratio(health, int(nginx or 0))}")
 if int(soak) > 0:
     samples = [int(x) for x in soak_rss.split()]

@@ -42,6 +42,9 @@ public enum Application {
         public var supabase: SupabaseSettings?
         /// `Idempotency-Key`s of retried writes.
         public var idempotency: any IdempotencyStore
+        /// Where the limits that protect accounts are counted across instances; `nil`
+        /// counts them in this instance's memory only.
+        public var rateLimitCounters: (any RateLimitCounters)?
         /// Recently revoked sessions.
         public var revocations: SessionRevocations
         /// The clock.
@@ -55,7 +58,7 @@ public enum Application {
             idTokens: any IDTokenVerifier, accessTokens: any AccessTokens, posts: any PostRepository, likes: any LikeRepository,
             feed: any FeedRepository, influencers: any InfluencerRepository, follows: any FollowRepository,
             influencerRequests: any InfluencerRequestRepository, media: any MediaLibrary, mediaSettings: MediaSettings, fileWorkers: BoundedWorkers, idempotency: any IdempotencyStore,
-            revocations: SessionRevocations, supabase: SupabaseSettings? = nil,
+            revocations: SessionRevocations, supabase: SupabaseSettings? = nil, rateLimitCounters: (any RateLimitCounters)? = nil,
             now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID
         ) {
             self.categories = categories
@@ -78,6 +81,7 @@ public enum Application {
             self.idempotency = idempotency
             self.revocations = revocations
             self.supabase = supabase
+            self.rateLimitCounters = rateLimitCounters
             self.now = now
             self.newID = newID
         }
@@ -90,7 +94,7 @@ public enum Application {
         let authenticator = Authenticator(
             codec: deps.accessTokens,
             revocations: deps.revocations, now: deps.now)
-        let limits = AuthRateLimits(settings: auth, now: deps.now)
+        let limits = AuthRateLimits(settings: auth, counters: deps.rateLimitCounters, now: deps.now)
         let authentication = Authentication(
             users: deps.users, sessions: deps.sessions, passwords: deps.passwords, attempts: limits.passwordAttempts,
             refreshTokens: deps.refreshTokens, idTokens: deps.idTokens, settings: auth.sessions, now: deps.now, newID: deps.newID)

@@ -26,6 +26,7 @@ extension Application.Dependencies {
             idempotency: PostgresIdempotencyStore(pool: pool),
             revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime),
                                             logger: logger, metrics: metrics),
+            rateLimitCounters: PostgresRateLimitCounters(pool: pool),
             now: now, newID: { UUID() })
     }
 }

@@ -74,14 +74,14 @@ public final class RecordingPasswordAttempts: PasswordAttemptLimiter {
     public init(limit: Int = .max) { self.limit = limit }
     /// `reserve email client` / `release email client`, in order.
     public var calls: [String] { state.withLock { $0.calls } }
-    public func reserve(email: String, client: String) throws {
+    public func reserve(email: String, client: String) async throws {
         try state.withLock { state in
             guard state.outstanding < limit else { throw AuthError.rateLimited(retryAfterSeconds: 60) }
             state.outstanding += 1
             state.calls.append("reserve \(email) \(client)")
         }
     }
-    public func release(email: String, client: String) {
+    public func release(email: String, client: String) async {
         state.withLock { state in
             state.outstanding -= 1
             state.calls.append("release \(email) \(client)")

@@ -36,6 +36,31 @@ public struct TestApp: Sendable {
         var auth = AuthSettings(signingKeys: [AuthSettings.key(secret: secret)])
         auth.passwordIterations = 1_000
         configure(&auth)
+        return try await make(database: database, auth: auth, idTokens: idTokens, passwords: passwords, clock: clock)
+    }
+
+    /// A second instance of the same deployment: the same database, settings and clock, its
+    /// own memory (rate limiters, revocation cache) and its own pool, as another `market09`
+    /// process behind the balancer would have. Close it before this one.
+    public func sibling() async throws -> TestApp {
+        let pool = PostgresPool(.init(url: database.url, size: 4))
+        return try await Self.make(database: TestDatabase(sharing: database, pool: pool), auth: auth, idTokens: nil, passwords: nil, clock: clock)
+    }
+
+    /// Runs `body` with a ``sibling()``, closed afterwards whether `body` returns or throws.
+    public func withSibling(_ body: (TestApp) async throws -> Void) async throws {
+        let sibling = try await sibling()
+        do {
+            try await body(sibling)
+            await sibling.close()
+        } catch {
+            await sibling.close()
+            throw error
+        }
+    }
+
+    private static func make(database: TestDatabase, auth: AuthSettings, idTokens: (any IDTokenVerifier)?, passwords: (any PasswordHasher)?,
+                             clock: TestClock) async throws -> TestApp {
         let logs = LogCapture()
         var dependencies = Application.Dependencies.live(pool: database.pool, auth: auth, logger: logs.logger)
         dependencies.now = clock.source

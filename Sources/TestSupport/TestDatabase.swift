@@ -14,6 +14,20 @@ public struct TestDatabase: Sendable {
     public let url: String
     /// A pool of 4 connections to it.
     public let pool: PostgresPool
+    /// Whether ``drop()`` drops the database, or only closes this pool (a sibling's view).
+    private let owner: Bool
+
+    init(name: String, url: String, pool: PostgresPool, owner: Bool = true) {
+        self.name = name
+        self.url = url
+        self.pool = pool
+        self.owner = owner
+    }
+
+    /// `database` seen through another pool; dropping this closes only that pool.
+    public init(sharing database: TestDatabase, pool: PostgresPool) {
+        self.init(name: database.name, url: database.url, pool: pool, owner: false)
+    }
 
     /// A fresh database with every migration applied.
     public static func migrated() async throws -> TestDatabase {
@@ -29,6 +43,7 @@ public struct TestDatabase: Sendable {
     /// Closes the pool and drops the database.
     public func drop() async {
         await pool.close()
+        guard owner else { return }
         let name = name
         _ = try? await Self.admin { connection in
             try connection.execute(script: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")

@@ -58,10 +58,11 @@ import TestSupport
         _ = try await PostgresUserRepository(pool: pool).user(id: viewer)                  // me.own.sql
         _ = try await PostgresFollowRepository(pool: pool).schedule(of: viewer, from: now, to: now.addingTimeInterval(7 * 86_400),
                                                                     offset: 0, limit: 20)  // schedule.own.sql
+        _ = try await PostgresRateLimitCounters(pool: pool).take("pw-addr:192.0.2.1", limit: 10, window: 900, now: now) // rate_limit.own.sql
         let prepared = Set(try await pool.withConnection { $0.preparedStatements }.map(Self.normalized))
 
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.benchSQL.path).filter { $0.hasSuffix(".own.sql") }.sorted()
-        #expect(files.count == 9)
+        #expect(files.count == 10)
         for file in files where file != "like.own.sql" {
             let text = try String(contentsOf: Self.benchSQL.appendingPathComponent(file), encoding: .utf8)
             let sent = prepared.contains(Self.normalized(text))

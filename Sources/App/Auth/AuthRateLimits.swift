@@ -1,46 +1,49 @@
 import Domain
 import Foundation
 
-/// The rate limiters of the auth endpoints, shared by every request of an instance.
+/// The rate limiters of the auth endpoints, shared by every request of an instance and,
+/// through `counters`, by every instance: these are the limits that protect accounts
+/// (password guessing per email and per address, sign-ups and token calls per address).
 public struct AuthRateLimits: Sendable {
     /// Anonymous sign-ups per client address.
-    let anonymousSignUps: RateLimiter
+    let anonymousSignUps: SharedRateLimiter
     /// Token, sign-up and upgrade calls per client address.
-    let tokenRequests: RateLimiter
+    let tokenRequests: SharedRateLimiter
     /// The budgets every password check draws from (per email and per address).
     public let passwordAttempts: PasswordAttemptBudgets
     /// How a request's client address is found.
     let clientAddress: ClientAddress
 
-    /// Creates the limiters from `settings`.
-    public init(settings: AuthSettings, now: @escaping @Sendable () -> Date) {
-        anonymousSignUps = RateLimiter(settings.anonymousSignUps, now: now)
-        tokenRequests = RateLimiter(settings.tokenRequests, now: now)
+    /// Creates the limiters from `settings`; `counters` (shared by the instances) or, when
+    /// `nil`, this instance's memory alone.
+    public init(settings: AuthSettings, counters: (any RateLimitCounters)?, now: @escaping @Sendable () -> Date) {
+        anonymousSignUps = SharedRateLimiter(name: "anon-addr", settings.anonymousSignUps, shared: counters, now: now)
+        tokenRequests = SharedRateLimiter(name: "token-addr", settings.tokenRequests, shared: counters, now: now)
         passwordAttempts = PasswordAttemptBudgets(
-            perEmail: RateLimiter(settings.failedPasswordSignIns, now: now),
-            perClient: RateLimiter(settings.failedPasswordsPerAddress, now: now))
+            perEmail: SharedRateLimiter(name: "pw-email", settings.failedPasswordSignIns, shared: counters, now: now),
+            perClient: SharedRateLimiter(name: "pw-addr", settings.failedPasswordsPerAddress, shared: counters, now: now))
         clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
     }
 }
 
-/// Failed-password budgets in this instance's memory: a check takes one event from the
-/// email's limiter and one from the client's, and gives both back when it did not fail.
+/// Failed-password budgets: a check takes one event from the email's limiter and one from
+/// the client's, and gives both back when it did not fail.
 public struct PasswordAttemptBudgets: PasswordAttemptLimiter {
-    let perEmail: RateLimiter
-    let perClient: RateLimiter
+    let perEmail: SharedRateLimiter
+    let perClient: SharedRateLimiter
 
-    public func reserve(email: String, client: String) throws {
-        try perEmail.record(email)
+    public func reserve(email: String, client: String) async throws {
+        try await perEmail.record(email)
         do {
-            try perClient.record(client)
+            try await perClient.record(client)
         } catch {
-            perEmail.refund(email)
+            await perEmail.refund(email)
             throw error
         }
     }
 
-    public func release(email: String, client: String) {
-        perEmail.refund(email)
-        perClient.refund(client)
+    public func release(email: String, client: String) async {
+        await perEmail.refund(email)
+        await perClient.refund(client)
     }
 }

@@ -188,18 +188,18 @@ public struct Authentication: Sendable {
     /// The one place a password is checked: reserved against the budgets first, the KDF
     /// run whether or not the email has a password, the reservation kept only on failure.
     private func verifiedEmailOwner(email: String, password: String, client: String) async throws -> User {
-        try attempts.reserve(email: email, client: client)
+        try await attempts.reserve(email: email, client: client)
         let owner: UserID?
         do {
             let identity = try await users.identity(provider: .email, subject: email)
             let matches = try await passwords.verify(password, against: identity?.passwordHash ?? passwords.decoyHash)
             owner = matches && identity?.passwordHash != nil ? identity?.userID : nil
         } catch {
-            attempts.release(email: email, client: client)
+            await attempts.release(email: email, client: client)
             throw error
         }
         guard let owner else { throw AuthError.invalidCredentials }
-        attempts.release(email: email, client: client)
+        await attempts.release(email: email, client: client)
         return try await existingUser(owner)
     }
 

@@ -11,7 +11,8 @@ public protocol PasswordAttemptLimiter: Sendable {
     /// Reserves one check of `email`'s password by `client`; throws
     /// ``AuthError/rateLimited(retryAfterSeconds:)`` (reserving nothing) when either
     /// budget is spent. The reservation counts as a failure until ``release(email:client:)``.
-    func reserve(email: String, client: String) throws
+    func reserve(email: String, client: String) async throws
     /// Gives back a reservation whose check did not fail (right password, or no check ran).
-    func release(email: String, client: String)
+    /// A give-back that cannot be stored leaves the check counted: it errs towards the account.
+    func release(email: String, client: String) async
 }

@@ -59,7 +59,7 @@ enum AdminCommand {
         return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
             let authentication = Authentication(
                 users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool), passwords: PBKDF2PasswordHasher(),
-                attempts: AuthRateLimits(settings: AuthSettings(), now: { Date() }).passwordAttempts,
+                attempts: AuthRateLimits(settings: AuthSettings(), counters: nil, now: { Date() }).passwordAttempts,
                 refreshTokens: HMACRefreshTokenFactory(key: CryptoPrimitives.randomBytes(32)),
                 idTokens: OIDCIDTokenVerifier(providers: [:], now: { Date() }), now: { Date() }, newID: { UUID() })
             let session = try await authentication.signUp(email: email, password: password, nickname: parsed.option("nickname"))

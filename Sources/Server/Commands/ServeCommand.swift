@@ -40,14 +40,17 @@ enum ServeCommand {
     /// Every minute, on whichever instance gets the job's lock: revocation and role-change
     /// rows older than a token lifetime (plus 2 minutes for clock skew), refresh tokens of
     /// sessions revoked that long ago, and refresh tokens spent over 30 days ago. Then, on
-    /// every instance (a DELETE by age, harmless twice): idempotency keys past 24 hours.
+    /// every instance (a DELETE by age, harmless twice): idempotency keys past 24 hours and
+    /// rate-limit windows that have ended.
     private static func authHousekeeping(pool: PostgresPool, tokenLifetime: TimeInterval, logger: Logger, metrics: Metrics?) -> RepeatingJob {
         let housekeeping = PostgresSessionHousekeeping(pool: pool)
         let idempotency = PostgresIdempotencyStore(pool: pool)
+        let rateLimits = PostgresRateLimitCounters(pool: pool)
         return RepeatingJob(name: "auth housekeeping", interval: .seconds(60), logger: logger, metrics: metrics) {
             let now = Date()
             let expiredKeys = try await idempotency.prune(now: now)
             if expiredKeys > 0 { logger.info("idempotency keys pruned", ["count": .int(expiredKeys)]) }
+            _ = try await rateLimits.prune(now: now)
             guard let report = try await housekeeping.prune(horizon: now.addingTimeInterval(-tokenLifetime - 120), spentTokenRetention: 30 * 86_400, now: now),
                   report != PostgresSessionHousekeeping.Report() else { return }
             logger.info("auth housekeeping", ["revocations": .int(report.revocations), "role_changes": .int(report.roleChanges),

@@ -14,11 +14,11 @@ struct AuthController: Sendable {
         let authenticated = AuthenticatedRoutes(authenticator: authenticator)
         return [
             Route("POST", "/auth/anonymous") { request in
-                try limits.anonymousSignUps.record(limits.clientAddress.of(request))
+                try await limits.anonymousSignUps.record(limits.clientAddress.of(request))
                 return session(try await authentication.signInAnonymously(), status: 201)
             },
             Route("POST", "/auth/signup") { request in
-                try limits.tokenRequests.record(limits.clientAddress.of(request))
+                try await limits.tokenRequests.record(limits.clientAddress.of(request))
                 let body = try request.decodeBody(SignUpRequest.self)
                 return session(try await authentication.signUp(email: body.email, password: body.password, nickname: body.nickname), status: 201)
             },
@@ -37,7 +37,7 @@ struct AuthController: Sendable {
     }
 
     private func token(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try limits.tokenRequests.record(limits.clientAddress.of(request))
+        try await limits.tokenRequests.record(limits.clientAddress.of(request))
         let body = try request.decodeBody(TokenRequest.self)
         switch body.grantType {
         case "password":
@@ -55,7 +55,7 @@ struct AuthController: Sendable {
 
     private func upgrade(_ request: HTTPRequest, _ principal: Principal) async throws -> HTTPResponse {
         let client = limits.clientAddress.of(request)
-        try limits.tokenRequests.record(client)
+        try await limits.tokenRequests.record(client)
         let body = try request.decodeBody(UpgradeRequest.self)
         let credential: UpgradeCredential
         switch try provider(body.provider, allowing: IdentityProvider.allCases) {

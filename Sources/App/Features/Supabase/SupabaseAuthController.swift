@@ -45,17 +45,17 @@ struct SupabaseAuthController: Sendable {
         try body.refuseNulls(["email", "password"])
         guard let email = try body.string("email") else {
             guard !body.has("password") else { throw APIError.invalidBody("a password signs up with an email", field: "email") }
-            try limits.anonymousSignUps.record(client)
+            try await limits.anonymousSignUps.record(client)
             return session(try await authentication.signInAnonymously())
         }
-        try limits.tokenRequests.record(client)
+        try await limits.tokenRequests.record(client)
         let password = try body.string("password") ?? ""
         return session(try await authentication.signUp(email: email, password: password, nickname: body.string("nickname", in: "data")))
     }
 
     private func token(_ request: HTTPRequest) async throws -> HTTPResponse {
         let client = limits.clientAddress.of(request)
-        try limits.tokenRequests.record(client)
+        try await limits.tokenRequests.record(client)
         let body = try SupabaseBody(request)
         switch request.query["grant_type"] {
         case "password":
@@ -92,7 +92,7 @@ struct SupabaseAuthController: Sendable {
     private func updateUser(_ request: HTTPRequest) async throws -> HTTPResponse {
         let principal = try authenticator.principal(for: request)
         let client = limits.clientAddress.of(request)
-        try limits.tokenRequests.record(client)
+        try await limits.tokenRequests.record(client)
         let body = try SupabaseBody(request)
         guard let email = try body.string("email"), let password = try body.string("password") else {
             throw APIError.invalidBody("send email and password to make an anonymous user permanent")

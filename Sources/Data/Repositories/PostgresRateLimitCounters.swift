@@ -1,0 +1,43 @@
+import Domain
+import Foundation
+
+/// ``RateLimitCounters`` in `rate_limit_windows` (migration 0024): one upsert per event,
+/// decided inside PostgreSQL so that concurrent events on several instances cannot all
+/// pass a budget with one slot left (the row lock orders them).
+public struct PostgresRateLimitCounters: RateLimitCounters {
+    private let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public func take(_ key: String, limit: Int, window: TimeInterval, now: Date) async throws -> Int? {
+        try await pool.statement { connection in
+            // A live window with `limit` events already: the WHERE refuses the update, no row.
+            let counted = try connection.execute("""
+                INSERT INTO rate_limit_windows AS w (key, ends_at, count) VALUES ($1, $2::timestamptz + $3 * interval '1 second', 1)
+                ON CONFLICT (key) DO UPDATE
+                  SET ends_at = CASE WHEN w.ends_at <= $2 THEN EXCLUDED.ends_at ELSE w.ends_at END,
+                      count = CASE WHEN w.ends_at <= $2 THEN 1 ELSE w.count + 1 END
+                  WHERE w.ends_at <= $2 OR w.count < $4
+                """, [key, now, window, limit])
+            if counted == 1 { return nil }
+            let left = try connection.query("SELECT extract(epoch FROM ends_at - $2::timestamptz)::float8 FROM rate_limit_windows WHERE key = $1",
+                                            [key, now]).first?.decode(0, as: Double.self)
+            return max(1, Int((left ?? 1).rounded(.up)))
+        }
+    }
+
+    public func giveBack(_ key: String, now: Date) async throws {
+        try await pool.statement { connection in
+            try connection.execute("UPDATE rate_limit_windows SET count = count - 1 WHERE key = $1 AND ends_at > $2 AND count > 0", [key, now])
+        }
+    }
+
+    /// Deletes windows that ended before `now`; returns how many.
+    public func prune(now: Date) async throws -> Int {
+        try await pool.statement { connection in
+            try connection.execute("DELETE FROM rate_limit_windows WHERE ends_at <= $1", [now])
+        }
+    }
+}
