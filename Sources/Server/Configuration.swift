@@ -24,6 +24,9 @@ public struct Configuration: Sendable {
     public var migrateOnStart = true
     /// Seconds in-flight requests get to finish on SIGTERM/SIGINT.
     public var shutdownGraceSeconds = 10
+    /// Seconds of the lease naming the instance that runs the background jobs: a killed
+    /// leader is replaced within 4/3 of it.
+    public var jobLeaseSeconds = 10
     /// HMAC key for access tokens (at least 32 bytes). Unset with the embedded database:
     /// a random key kept in the data directory; unset with `DATABASE_URL`: an error.
     public var jwtSecret: String?
@@ -95,6 +98,7 @@ public struct Configuration: Sendable {
         Variable(name: "BODY_TIMEOUT_SECONDS", defaultValue: "30", summary: "Total seconds a request body may take once its head arrived (1–3600)."),
         Variable(name: "MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "64", summary: "Simultaneous connections from one client address (0: no cap; use 0 behind a proxy)."),
         Variable(name: "SHUTDOWN_GRACE_SECONDS", defaultValue: "10", summary: "Time in-flight requests get on SIGTERM/SIGINT."),
+        Variable(name: "JOB_LEASE_SECONDS", defaultValue: "10", summary: "Lease of the one instance running background jobs (renewed every third)."),
         Variable(name: "CORS_ALLOWED_ORIGINS", defaultValue: "(none)", summary: "Comma-separated origins, or *; unset disables CORS."),
         Variable(name: "GZIP_LEVEL", defaultValue: "1", summary: "zlib level (1–9) for JSON answers of 1 KB or more to clients accepting gzip; 0: off (a proxy compresses)."),
         Variable(name: "METRICS", defaultValue: "true", summary: "Serve GET /metrics in Prometheus' text format (true/false)."),
@@ -157,6 +161,7 @@ public struct Configuration: Sendable {
         configuration.http.bodyTimeoutSeconds = try reader.integer("BODY_TIMEOUT_SECONDS", in: 1...3600) ?? configuration.http.bodyTimeoutSeconds
         configuration.http.maxConnectionsPerAddress = try reader.integer("MAX_CONNECTIONS_PER_ADDRESS", in: 0...100_000) ?? configuration.http.maxConnectionsPerAddress
         configuration.shutdownGraceSeconds = try reader.integer("SHUTDOWN_GRACE_SECONDS", in: 0...3600) ?? configuration.shutdownGraceSeconds
+        configuration.jobLeaseSeconds = try reader.integer("JOB_LEASE_SECONDS", in: 2...600) ?? configuration.jobLeaseSeconds
         configuration.corsAllowedOrigins = try reader.list("CORS_ALLOWED_ORIGINS")
         configuration.migrateOnStart = try reader.boolean("MIGRATE_ON_START") ?? configuration.migrateOnStart
         configuration.gzipLevel = try reader.integer("GZIP_LEVEL", in: 0...9) ?? configuration.gzipLevel

@@ -12,6 +12,7 @@ public protocol Service: Sendable {
 extension RepeatingJob: Service {}
 extension SessionRevocations: Service {}
 extension FeedMaintenance: Service {}
+extension JobLeadership: Service {}
 
 /// What has been started, stopped in reverse order through one path: a service stops
 /// only after everything started after it (jobs before the pool they use, the pool

@@ -3,20 +3,26 @@ import Synchronization
 
 /// A pass of work run now and then every `interval` until ``stop()``: the shape every
 /// background job of the server shares (revocation polling, feed maintenance, auth
-/// housekeeping). A failed pass is logged and retried at the next interval.
+/// housekeeping). A failed pass is logged and retried at the next interval. With a
+/// ``JobLeadership`` the repeats run only while this instance leads; the first pass, at
+/// start, runs on every instance (each job is safe twice, and an instance should not serve
+/// before, say, today's feed order exists).
 public final class RepeatingJob: Sendable {
     private let name: String
     private let interval: Duration
     private let logger: Logger
+    private let leadership: JobLeadership?
     private let pass: @Sendable () async throws -> Void
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
     /// A job named `name` (in its log lines and metrics) that runs `pass` every
     /// `interval`; its passes and failures are counted in `metrics`.
-    public init(name: String, interval: Duration, logger: Logger, metrics: Metrics? = nil, pass: @escaping @Sendable () async throws -> Void) {
+    public init(name: String, interval: Duration, logger: Logger, metrics: Metrics? = nil, leadership: JobLeadership? = nil,
+                pass: @escaping @Sendable () async throws -> Void) {
         self.name = name
         self.interval = interval
         self.logger = logger
+        self.leadership = leadership
         self.pass = { [name] in
             metrics?.increment(.jobRuns, name)
             do { try await pass() } catch {
@@ -30,11 +36,12 @@ public final class RepeatingJob: Sendable {
     /// then repeats in the background.
     public func start() async throws {
         try await pass()
-        let task = Task { [name, interval, logger, pass] in
+        let task = Task { [name, interval, logger, pass, leadership] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 // A cancelled sleep returns at once: a pass then would meet a closing pool.
                 guard !Task.isCancelled else { return }
+                guard leadership?.isLeader ?? true else { continue }
                 do { try await pass() } catch { logger.warning("\(name) failed", ["error": .string(String(describing: error))]) }
             }
         }

@@ -37,16 +37,18 @@ enum ServeCommand {
         return [secret] + configuration.jwtPreviousSecrets
     }
 
-    /// Every minute, on whichever instance gets the job's lock: revocation and role-change
-    /// rows older than a token lifetime (plus 2 minutes for clock skew), refresh tokens of
-    /// sessions revoked that long ago, and refresh tokens spent over 30 days ago. Then, on
-    /// every instance (a DELETE by age, harmless twice): idempotency keys past 24 hours and
-    /// rate-limit windows that have ended.
-    private static func authHousekeeping(pool: PostgresPool, tokenLifetime: TimeInterval, logger: Logger, metrics: Metrics?) -> RepeatingJob {
+    /// Every minute, on the instance holding the job lease (and, should a paused ex-leader
+    /// wake up, still one at a time: the pass takes its advisory lock): revocation and
+    /// role-change rows older than a token lifetime (plus 2 minutes for clock skew), refresh
+    /// tokens of sessions revoked that long ago, refresh tokens spent over 30 days ago,
+    /// idempotency keys past 24 hours and rate-limit windows that have ended (DELETEs by
+    /// age, harmless twice).
+    private static func authHousekeeping(pool: PostgresPool, tokenLifetime: TimeInterval, logger: Logger, metrics: Metrics?,
+                                         leadership: JobLeadership) -> RepeatingJob {
         let housekeeping = PostgresSessionHousekeeping(pool: pool)
         let idempotency = PostgresIdempotencyStore(pool: pool)
         let rateLimits = PostgresRateLimitCounters(pool: pool)
-        return RepeatingJob(name: "auth housekeeping", interval: .seconds(60), logger: logger, metrics: metrics) {
+        return RepeatingJob(name: "auth housekeeping", interval: .seconds(60), logger: logger, metrics: metrics, leadership: leadership) {
             let now = Date()
             let expiredKeys = try await idempotency.prune(now: now)
             if expiredKeys > 0 { logger.info("idempotency keys pruned", ["count": .int(expiredKeys)]) }
@@ -58,10 +60,10 @@ enum ServeCommand {
         }
     }
 
-    /// Every 10 minutes, uploads nothing has referred to for 24 hours are removed (one
-    /// instance at a time: the library's advisory lock).
-    private static func mediaPruning(_ uploads: Uploads, logger: Logger, metrics: Metrics?) -> RepeatingJob {
-        RepeatingJob(name: "media pruning", interval: .seconds(600), logger: logger, metrics: metrics) {
+    /// Every 10 minutes on the lease holder, uploads nothing has referred to for 24 hours
+    /// are removed (one at a time even so: the library's advisory lock).
+    private static func mediaPruning(_ uploads: Uploads, logger: Logger, metrics: Metrics?, leadership: JobLeadership) -> RepeatingJob {
+        RepeatingJob(name: "media pruning", interval: .seconds(600), logger: logger, metrics: metrics, leadership: leadership) {
             let removed = try await uploads.prune()
             if !removed.isEmpty { logger.info("unreferenced uploads removed", ["count": .int(removed.count)]) }
         }
@@ -161,21 +163,28 @@ enum ServeCommand {
         var dependencies = Application.Dependencies.live(pool: pool, auth: auth, media: media, logger: logger, metrics: metrics)
         dependencies.supabase = configuration.supabaseAnonKey.map(SupabaseSettings.init(anonKey:))
         try await lifecycle.start("revocation poll", dependencies.revocations)
-        try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger, metrics: metrics))
+        // Background jobs repeat on one instance of the deployment: the lease holder.
+        let leadership = JobLeadership(lease: PostgresLeaderLease(pool: pool), duration: TimeInterval(configuration.jobLeaseSeconds), logger: logger)
+        try await lifecycle.start("job leadership", leadership)
+        metrics?.addCollector { text in
+            text.gauge("market09_job_leader", help: "1 while this instance holds the lease to run the background jobs.", leadership.isLeader ? 1 : 0)
+        }
+        try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger, metrics: metrics,
+                                                                      leadership: leadership))
         try await lifecycle.start("auth housekeeping", authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime),
-                                                                        logger: logger, metrics: metrics))
+                                                                        logger: logger, metrics: metrics, leadership: leadership))
         if let url = configuration.profileLookupURL {
             let verification = InfluencerVerification(requests: dependencies.influencerRequests,
                                                       lookup: HTTPProfileLookup(url: url, token: configuration.profileLookupToken),
                                                       rules: configuration.verificationRules, now: dependencies.now)
             try await lifecycle.start("influencer verification", RepeatingJob(name: "influencer verification", interval: .seconds(5),
-                                                                             logger: logger, metrics: metrics) {
+                                                                             logger: logger, metrics: metrics, leadership: leadership) {
                 let decided = try await verification.runOnce()
                 if decided > 0 { logger.info("influencer requests decided", ["count": .int(decided)]) }
             })
         }
         try await lifecycle.start("media pruning", mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
-                                                               metrics: metrics))
+                                                               metrics: metrics, leadership: leadership))
         let responder = Application.makeResponder(
             dependencies: dependencies, auth: auth,
             cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),

@@ -10,21 +10,24 @@ public final class FeedMaintenance: Sendable {
     private let logger: Logger
     private let interval: Duration
     private let metrics: Metrics?
+    private let leadership: JobLeadership?
     private let job = Mutex<RepeatingJob?>(nil)
 
     /// Creates the job, run every `interval` once started (its passes counted in `metrics`).
     public init(feed: any FeedRepository, now: @escaping @Sendable () -> Date, logger: Logger, interval: Duration = .seconds(60),
-                metrics: Metrics? = nil) {
+                metrics: Metrics? = nil, leadership: JobLeadership? = nil) {
         self.feed = feed
         self.now = now
         self.logger = logger
         self.interval = interval
         self.metrics = metrics
+        self.leadership = leadership
     }
 
     /// Prepares today and tomorrow, then repeats every `interval` until ``stop()``.
     public func start() async throws {
-        let repeating = RepeatingJob(name: "feed maintenance", interval: interval, logger: logger, metrics: metrics) { [weak self] in try await self?.runOnce() }
+        let repeating = RepeatingJob(name: "feed maintenance", interval: interval, logger: logger, metrics: metrics,
+                                     leadership: leadership) { [weak self] in try await self?.runOnce() }
         job.withLock { $0 = repeating }
         try await repeating.start()
     }
