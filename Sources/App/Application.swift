@@ -131,10 +131,11 @@ public enum Application {
     /// given (serve passes them unless they have a port of their own), and the contract
     /// and its reference page when `docs` are.
     public static func makeResponder(dependencies: Dependencies, auth: AuthSettings, cors: CORSPolicy, logger: Logger,
-                                     gzipLevel: Int = 1, metrics: Metrics? = nil, docs: DocsController? = nil) -> RoutingResponder {
+                                     gzipLevel: Int = 1, metrics: Metrics? = nil, docs: DocsController? = nil,
+                                     readYourWrites: ReadYourWrites? = nil) -> RoutingResponder {
         let scrape = metrics.map { MetricsController(metrics: $0).routes } ?? []
         let contract = docs?.routes ?? []
         return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + scrape + contract, cors: cors,
-                                logger: logger, gzipLevel: gzipLevel)
+                                logger: logger, gzipLevel: gzipLevel, readYourWrites: readYourWrites)
     }
 }

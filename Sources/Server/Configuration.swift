@@ -14,6 +14,10 @@ public struct Configuration: Sendable {
     public var http = HTTPServerConfiguration()
     /// PostgreSQL connections (and pool threads).
     public var poolSize = 4
+    /// Streaming replicas for reads (`DATABASE_READ_URLS`, space-separated URLs).
+    public var readURLs: [String] = []
+    /// A replica lagging more than this is skipped until it catches up.
+    public var replicaMaxLagMilliseconds = 1000
     /// `statement_timeout` of the server's database sessions, in milliseconds.
     public var statementTimeoutMilliseconds = 2_000
     /// Minimum level of log lines.
@@ -88,6 +92,8 @@ public struct Configuration: Sendable {
         Variable(name: "PORT", defaultValue: "8080", summary: "TCP port; 0 picks a free one (logged at start)."),
         Variable(name: "HTTP_THREADS", defaultValue: "2", summary: "HTTP engine threads (1–64)."),
         Variable(name: "DATABASE_POOL_SIZE", defaultValue: "4", summary: "PostgreSQL connections (1–100)."),
+        Variable(name: "DATABASE_READ_URLS", defaultValue: "(none)", summary: "Streaming replicas for reads, space-separated URLs (each with DATABASE_POOL_SIZE connections)."),
+        Variable(name: "REPLICA_MAX_LAG_MS", defaultValue: "1000", summary: "A replica further behind the primary than this is skipped until it catches up."),
         Variable(name: "STATEMENT_TIMEOUT_MS", defaultValue: "2000", summary: "Longest a request's statement may run; then 503 query_timeout (100–600000)."),
         Variable(name: "MAX_BODY_BYTES", defaultValue: "1048576", summary: "Largest request body; larger gets 413."),
         Variable(name: "MAX_HEADER_BYTES", defaultValue: "8192", summary: "Largest total header size; larger gets 431."),
@@ -151,6 +157,10 @@ public struct Configuration: Sendable {
         configuration.http.port = try reader.integer("PORT", in: 0...65535) ?? configuration.http.port
         configuration.http.threads = try reader.integer("HTTP_THREADS", in: 1...64) ?? configuration.http.threads
         configuration.poolSize = try reader.integer("DATABASE_POOL_SIZE", in: 1...100) ?? configuration.poolSize
+        configuration.readURLs = try reader.string("DATABASE_READ_URLS") { text in
+            text.split(separator: " ").allSatisfy { $0.hasPrefix("postgres://") || $0.hasPrefix("postgresql://") } ? nil : "expected postgres:// URLs separated by spaces"
+        }.map { $0.split(separator: " ").map(String.init) } ?? []
+        configuration.replicaMaxLagMilliseconds = try reader.integer("REPLICA_MAX_LAG_MS", in: 100...600_000) ?? configuration.replicaMaxLagMilliseconds
         configuration.statementTimeoutMilliseconds = try reader.integer("STATEMENT_TIMEOUT_MS", in: 100...600_000) ?? configuration.statementTimeoutMilliseconds
         configuration.http.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", in: 1...(1 << 30)) ?? configuration.http.maxBodyBytes
         configuration.http.maxHeaderBytes = try reader.integer("MAX_HEADER_BYTES", in: 1024...(1 << 20)) ?? configuration.http.maxHeaderBytes

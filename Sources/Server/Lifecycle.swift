@@ -1,4 +1,5 @@
 import App
+import Data
 /// The shape of everything `serve` runs beside the request path — the database, the pool,
 /// the background jobs, the HTTP engine: started once, stopped once (stopping waits for
 /// work in progress).
@@ -13,6 +14,7 @@ extension RepeatingJob: Service {}
 extension SessionRevocations: Service {}
 extension FeedMaintenance: Service {}
 extension JobLeadership: Service {}
+extension ReadReplicas: Service {}
 
 /// What has been started, stopped in reverse order through one path: a service stops
 /// only after everything started after it (jobs before the pool they use, the pool

@@ -5,22 +5,23 @@ import Foundation
 
 extension Application.Dependencies {
     /// Everything backed by one PostgreSQL pool, OpenSSL and the system clock; the
-    /// revocation poll reports to `metrics`.
-    public static func live(pool: PostgresPool, auth: AuthSettings, media: MediaSettings = .temporary(), logger: Logger,
+    /// revocation poll reports to `metrics`. With `reads`, the feed, the Top 10, posts,
+    /// categories and influencers read from healthy replicas.
+    public static func live(pool: PostgresPool, reads: (any ReadPoolSource)? = nil, auth: AuthSettings, media: MediaSettings = .temporary(), logger: Logger,
                             metrics: Metrics? = nil) -> Self {
         let now: @Sendable () -> Date = { Date() }
         // Two threads for upload file work (copying a part, hashing, renaming), at most
         // 64 waiting: more answer 503 busy.
         let fileWorkers = BoundedWorkers(name: "media", threads: 2, queueLimit: 64)
         return Self(
-            categories: PostgresCategoryRepository(pool: pool), readiness: pool,
+            categories: PostgresCategoryRepository(pool: pool, reads: reads), readiness: pool,
             users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool),
             passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers()),
             refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
             idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
             accessTokens: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
-            posts: PostgresPostRepository(pool: pool), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool),
-            influencers: PostgresInfluencerRepository(pool: pool), follows: PostgresFollowRepository(pool: pool),
+            posts: PostgresPostRepository(pool: pool, reads: reads), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool, reads: reads),
+            influencers: PostgresInfluencerRepository(pool: pool, reads: reads), follows: PostgresFollowRepository(pool: pool),
             influencerRequests: PostgresInfluencerRequestRepository(pool: pool),
             media: FileMediaLibrary(directory: media.directory, pool: pool, workers: fileWorkers), mediaSettings: media, fileWorkers: fileWorkers,
             idempotency: PostgresIdempotencyStore(pool: pool),

@@ -59,16 +59,27 @@ public struct TestApp: Sendable {
         }
     }
 
+    /// The application over a migrated database of a test's own cluster (closing the app
+    /// leaves the database), reading from `replicas` with read-your-writes.
+    public static func make(primary url: String, replicas: ReadReplicas, clock: TestClock = TestClock()) async throws -> TestApp {
+        var auth = AuthSettings(signingKeys: [AuthSettings.key(secret: secret)])
+        auth.passwordIterations = 1_000
+        let database = TestDatabase(name: "", url: url, pool: replicas.primary, owner: false)
+        return try await make(database: database, auth: auth, idTokens: nil, passwords: nil, clock: clock,
+                              replicas: replicas, readYourWrites: ReadYourWrites(replicas: replicas, window: .seconds(1)))
+    }
+
     private static func make(database: TestDatabase, auth: AuthSettings, idTokens: (any IDTokenVerifier)?, passwords: (any PasswordHasher)?,
-                             clock: TestClock) async throws -> TestApp {
+                             clock: TestClock, replicas: ReadReplicas? = nil, readYourWrites: ReadYourWrites? = nil) async throws -> TestApp {
         let logs = LogCapture()
-        var dependencies = Application.Dependencies.live(pool: database.pool, auth: auth, logger: logs.logger)
+        var dependencies = Application.Dependencies.live(pool: database.pool, reads: replicas, auth: auth, logger: logs.logger)
         dependencies.now = clock.source
         dependencies.passwords = passwords ?? PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers())
         if let idTokens { dependencies.idTokens = idTokens }
         dependencies.supabase = SupabaseSettings(anonKey: anonKey)
         try await dependencies.revocations.start()
-        let responder = Application.makeResponder(dependencies: dependencies, auth: auth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)
+        let responder = Application.makeResponder(dependencies: dependencies, auth: auth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger,
+                                                  readYourWrites: readYourWrites)
         return TestApp(database: database, clock: clock, dependencies: dependencies, auth: auth, logs: logs, responder: responder)
     }
 

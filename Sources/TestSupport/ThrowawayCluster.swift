@@ -25,6 +25,16 @@ public struct ThrowawayCluster: Sendable {
         return ThrowawayCluster(postgres: postgres)
     }
 
+    /// A streaming replica of this cluster (a hot standby replaying its WAL), started.
+    public func startReplica() async throws -> ThrowawayCluster {
+        let directory = postgres.directory.deletingLastPathComponent().appendingPathComponent(
+            "m09r-" + UUID().uuidString.prefix(8).lowercased(), isDirectory: true)
+        let replica = try await BlockingWork.run(name: "test-cluster") {
+            try postgres.startStreamingReplica(in: directory, settings: ["fsync=off", "hot_standby_feedback=on"])
+        }
+        return ThrowawayCluster(postgres: replica)
+    }
+
     /// The URL of its `market09` database.
     public var url: String { postgres.url() }
 

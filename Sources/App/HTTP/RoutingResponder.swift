@@ -1,3 +1,4 @@
+import Data
 /// The application's request pipeline: CORS preflights, routing (404/405), the handler,
 /// error mapping and CORS headers. The transport calls it; tests call it directly.
 public struct RoutingResponder: HTTPResponder {
@@ -7,10 +8,13 @@ public struct RoutingResponder: HTTPResponder {
     private let cors: CORSPolicy
     private let errors: ErrorResponses
     private let gzip: GzipEncoders?
+    private let readYourWrites: ReadYourWrites?
 
     /// Creates the pipeline over `routes`; handlers' JSON answers are gzipped at
-    /// `gzipLevel` (1–9) for clients that accept it, or never with 0.
-    public init(routes: [Route], cors: CORSPolicy, logger: Logger, gzipLevel: Int = 1) {
+    /// `gzipLevel` (1–9) for clients that accept it, or never with 0. With read replicas,
+    /// `readYourWrites` makes each client's reads see its own writes.
+    public init(routes: [Route], cors: CORSPolicy, logger: Logger, gzipLevel: Int = 1, readYourWrites: ReadYourWrites? = nil) {
+        self.readYourWrites = readYourWrites
         self.routes = routes
         self.router = Router(routes: routes)
         self.cors = cors
@@ -40,14 +44,17 @@ public struct RoutingResponder: HTTPResponder {
                     response = immediate(request)
                     response.route = template
                 } else {
-                    let (cors, errors, gzip, handler) = (cors, errors, gzip, route.handler)
+                    let (cors, errors, gzip, handler, consistency) = (cors, errors, gzip, route.handler, readYourWrites)
                     return .handler { [request] in
                         var response: HTTPResponse
                         do {
-                            response = try await handler(request)
+                            response = try await ReadConsistency.$after.withValue(consistency?.position(for: request)) {
+                                try await handler(request)
+                            }
                         } catch {
                             response = errors.response(for: error, request: request)
                         }
+                        if let consistency, ReadYourWrites.mayWrite(request) { await consistency.recordWrite(request, &response) }
                         response.route = template
                         if let gzip {
                             let coding = ContentCoding.decide(request, response)

@@ -109,6 +109,21 @@ public struct EmbeddedPostgres: Sendable {
         }
     }
 
+    /// Makes a hot standby of this running cluster in `directory` (`pg_basebackup -R`,
+    /// streaming from this cluster's socket) and starts it; it keeps replaying until stopped.
+    /// Its URL differs from this one's by the socket directory only (same role, same password).
+    public func startStreamingReplica(in directory: URL, settings: [String] = []) throws -> EmbeddedPostgres {
+        let replica = try EmbeddedPostgres(directory: directory, settings: settings)
+        try replica.prepareDirectories()
+        let password = try ensurePassword()
+        guard FileManager.default.createFile(atPath: replica.passwordFile.path, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw Failure.directoryNotAccessible(replica.passwordFile.path)
+        }
+        try server("pg_basebackup", "-D", replica.dataDirectory.path, "-R", "-X", "stream", "-c", "fast", "-d", url(database: "postgres"))
+        try replica.start()
+        return replica
+    }
+
     /// Stops the server: `fast` disconnects sessions cleanly; `immediate` kills the server
     /// as a crash would (tests use it to prove recovery).
     public func stop(immediately: Bool = false) throws {
@@ -202,7 +217,9 @@ public struct EmbeddedPostgres: Sendable {
     /// accounts by then.
     private func requirePasswords(_ password: String) throws {
         let hba = dataDirectory.appendingPathComponent("pg_hba.conf")
-        let wanted = "# market09 embedded cluster: unix socket only, SCRAM passwords for every role.\nlocal all all scram-sha-256\n"
+        // Replication too (pg_basebackup, a streaming standby), for the same superuser on the
+        // same private socket: a backup or a replica of the embedded cluster needs no change.
+        let wanted = "# market09 embedded cluster: unix socket only, SCRAM passwords for every role.\nlocal all all scram-sha-256\nlocal replication all scram-sha-256\n"
         guard (try? String(contentsOf: hba, encoding: .utf8)) != wanted else { return }
         let connection = try PostgresConnection(url: url(database: "postgres"))
         defer { connection.close() }

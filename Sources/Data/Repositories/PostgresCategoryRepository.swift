@@ -2,14 +2,15 @@ import Domain
 
 /// ``CategoryRepository`` over the `categories` table.
 public struct PostgresCategoryRepository: CategoryRepository {
-    private let pool: PostgresPool
+    /// A replica when one is healthy (categories change only by migration).
+    private let reads: any ReadPoolSource
 
-    public init(pool: PostgresPool) {
-        self.pool = pool
+    public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil) {
+        self.reads = reads ?? pool
     }
 
     public func allCategories() async throws -> [Category] {
-        try await pool.withConnection { connection in
+        try await reads.readPool().withConnection { connection in
             try connection.query("SELECT id, name FROM categories ORDER BY sort_order, id").map { row in
                 Category(id: CategoryID(rawValue: try row.decode(0)), name: try row.decode(1))
             }

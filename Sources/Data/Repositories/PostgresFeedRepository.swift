@@ -10,15 +10,21 @@ import Synchronization
 /// Filtered feeds (search, status, date range, influencer) match small sets and count them.
 public final class PostgresFeedRepository: FeedRepository {
     private let pool: PostgresPool
-    private let preparedDays = Mutex<Set<KoreaDay>>([])
+    /// Pages and counts: a replica when one is healthy and has the caller's writes.
+    private let reads: any ReadPoolSource
+    /// Days whose order exists, with the primary's position once it did: a replica serves a
+    /// day's pages only when it has replayed that far (a day prepared a moment ago by this
+    /// request is not on a lagging replica yet).
+    private let preparedDays = Mutex<[KoreaDay: WALPosition]>([:])
     let searchStatistics = SearchStatistics()
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil) {
+        self.reads = reads ?? pool
         self.pool = pool
     }
 
     public func prepare(day: KoreaDay) async throws {
-        if preparedDays.withLock({ $0.contains(day) }) { return }
+        if preparedDays.withLock({ $0[day] != nil }) { return }
         try await pool.transaction { connection in
             // Maintenance, not a request: 8.5 s on 1 M posts, beyond the request timeout.
             try connection.execute("SET LOCAL statement_timeout = 0")
@@ -34,7 +40,9 @@ public final class PostgresFeedRepository: FeedRepository {
                     """, [day.description, day.start])
             }
         }
-        preparedDays.withLock { _ = $0.insert(day) }
+        // After the commit: a position taken inside the transaction precedes its commit record.
+        let position = try await pool.statement { try $0.walInsertPosition() }
+        preparedDays.withLock { $0[day] = position }
     }
 
     public func discardDays(before day: KoreaDay) async throws {
@@ -42,11 +50,13 @@ public final class PostgresFeedRepository: FeedRepository {
             try connection.execute("SET LOCAL statement_timeout = 0")
             try connection.execute("DELETE FROM feed_days WHERE day < $1::date", [day.description])
         }
-        preparedDays.withLock { $0 = $0.filter { $0 >= day } }
+        preparedDays.withLock { $0 = $0.filter { $0.key >= day } }
     }
 
     public func page(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?) async throws -> FeedPage {
-        try await pool.withConnection { connection in
+        let dayPosition = preparedDays.withLock { $0[day] }
+        let after = [ReadConsistency.after, dayPosition].compactMap { $0 }.max()
+        return try await ReadConsistency.$after.withValue(after) { reads.readPool() }.withConnection { connection in
             if let tag = query.hashtag { return try Self.hashtagPage(query, tag: tag, viewer: viewer, connection) }
             if query.sort == .default && query.search == nil && query.status == nil && query.dateRange == nil && query.influencer == nil {
                 return try Self.dailyOrder(query, day: day, viewer: viewer, connection)
@@ -56,7 +66,7 @@ public final class PostgresFeedRepository: FeedRepository {
     }
 
     public func categoryCounts(day: KoreaDay, now: Date) async throws -> [CategoryCount] {
-        try await pool.withConnection { connection in
+        try await reads.readPool().withConnection { connection in
             // Open now: migration 0016.
             try connection.query("""
                 SELECT c.id, c.name, cc.post_count, o.open_count

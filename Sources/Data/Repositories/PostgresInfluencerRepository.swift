@@ -3,10 +3,11 @@ import Foundation
 
 /// ``InfluencerRepository`` over `influencers`.
 public struct PostgresInfluencerRepository: InfluencerRepository {
-    private let pool: PostgresPool
+    /// Profiles and the search: a replica when one is healthy and has the caller's writes.
+    private let reads: any ReadPoolSource
 
-    public init(pool: PostgresPool) {
-        self.pool = pool
+    public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil) {
+        self.reads = reads ?? pool
     }
 
     /// The profile columns; `parameter` is the number of the viewer's parameter (for
@@ -20,7 +21,7 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
     }
 
     public func search(_ search: String?, viewer: UserID?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile> {
-        try await pool.withConnection { connection in
+        try await reads.readPool().withConnection { connection in
             var parameters: [any PostgresEncodable] = []
             var matches = ""
             if let search {
@@ -51,7 +52,7 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
     }
 
     public func influencer(id: InfluencerID, viewer: UserID?) async throws -> InfluencerProfile? {
-        try await pool.withConnection { connection in
+        try await reads.readPool().withConnection { connection in
             try connection.query("SELECT \(Self.columns(viewer: 2)) FROM influencers i WHERE i.id = $1", [id.rawValue, viewer?.rawValue])
                 .first.map { try Self.decode($0, from: 0) }
         }

@@ -6,19 +6,22 @@ import Synchronization
 /// moved by the `likes` triggers in the same transaction as the like rows.
 public struct PostgresPostRepository: PostRepository, LikeRepository {
     private let pool: PostgresPool
+    /// A post and the Top 10: a replica when one is healthy and has the caller's writes.
+    private let reads: any ReadPoolSource
     private let rankings: RankingCache
 
     /// Creates the repository over a pool. The Top 10 (which posts, in which order, and
     /// the posts) is kept for `top10TTL` seconds per category; each post's like count and
     /// `is_liked` are read fresh on every request, so a liker sees their own like at once
     /// and others see a ranking at most `top10TTL` old.
-    public init(pool: PostgresPool, top10TTL: TimeInterval = 10) {
+    public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil, top10TTL: TimeInterval = 10) {
+        self.reads = reads ?? pool
         self.pool = pool
         self.rankings = RankingCache(ttl: top10TTL)
     }
 
     public func post(id: PostID, viewer: UserID?) async throws -> Post? {
-        try await pool.withConnection { connection in try PostRows.find(id, viewer: viewer, connection) }
+        try await reads.readPool().withConnection { connection in try PostRows.find(id, viewer: viewer, connection) }
     }
 
     public func create(_ post: NewPost, submittedBy: UserID, now: Date) async throws -> Post {
@@ -106,7 +109,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         if let cached = rankings.posts(for: key, now: now) {
             ranked = cached
         } else {
-            ranked = try await pool.withConnection { connection in
+            ranked = try await reads.readPool().withConnection { connection in
                 try connection.query("""
                     SELECT \(PostRows.columns(viewer: 4)) FROM (
                         SELECT p.id FROM posts p
@@ -119,7 +122,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
             rankings.store(ranked, for: key, now: now)
         }
         guard !ranked.isEmpty else { return [] }
-        let fresh: [Int: (likes: Int, liked: Bool)] = try await pool.withConnection { connection in
+        let fresh: [Int: (likes: Int, liked: Bool)] = try await reads.readPool().withConnection { connection in
             var fresh: [Int: (likes: Int, liked: Bool)] = [:]
             for row in try connection.query("""
                 SELECT p.id, p.likes_count, EXISTS (SELECT 1 FROM likes l WHERE l.user_id = $2::uuid AND l.post_id = p.id)

@@ -69,6 +69,25 @@ enum ServeCommand {
         }
     }
 
+    /// The read replicas of `DATABASE_READ_URLS`, polled every 200 ms from now on; their
+    /// health and lag on `/metrics`.
+    private static func readReplicas(_ configuration: Configuration, primary: PostgresPool, lifecycle: Lifecycle,
+                                     metrics: Metrics?) async throws -> ReadReplicas? {
+        guard !configuration.readURLs.isEmpty else { return nil }
+        let replicas = ReadReplicas(primary: primary, urls: configuration.readURLs, poolSize: configuration.poolSize,
+                                    statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds),
+                                    maxLag: .milliseconds(configuration.replicaMaxLagMilliseconds))
+        try await lifecycle.start("read replicas", replicas)
+        metrics?.addCollector { text in
+            let statuses = replicas.statuses()
+            text.family("market09_replica_healthy", type: "gauge", help: "1 while a read replica is used (reachable, lag within REPLICA_MAX_LAG_MS).")
+            for (index, status) in statuses.enumerated() { text.sample("market09_replica_healthy", ["replica": String(index)], status.healthy ? 1 : 0) }
+            text.family("market09_replica_lag_seconds", type: "gauge", help: "How far a read replica was behind the primary at the last poll.")
+            for (index, status) in statuses.enumerated() { text.sample("market09_replica_lag_seconds", ["replica": String(index)], status.lagSeconds ?? -1) }
+        }
+        return replicas
+    }
+
     /// The contract and its reference page. An `OPENAPI_PATH` or `DOCS_ASSETS_DIR` that
     /// cannot be read stops start-up; an `openapi.yaml` not found beside the executable
     /// only leaves `/openapi.*` and `/docs` out (logged).
@@ -160,7 +179,8 @@ enum ServeCommand {
         let metrics = configuration.metricsEnabled ? Metrics() : nil
         if let metrics { ServerMetrics.register(on: metrics, pool: pool, startedAt: Date()) }
         let media = configuration.media
-        var dependencies = Application.Dependencies.live(pool: pool, auth: auth, media: media, logger: logger, metrics: metrics)
+        let replicas = try await readReplicas(configuration, primary: pool, lifecycle: lifecycle, metrics: metrics)
+        var dependencies = Application.Dependencies.live(pool: pool, reads: replicas, auth: auth, media: media, logger: logger, metrics: metrics)
         dependencies.supabase = configuration.supabaseAnonKey.map(SupabaseSettings.init(anonKey:))
         try await lifecycle.start("revocation poll", dependencies.revocations)
         // Background jobs repeat on one instance of the deployment: the lease holder.
@@ -190,7 +210,8 @@ enum ServeCommand {
             cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
             logger: logger, gzipLevel: configuration.gzipLevel,
             metrics: configuration.metricsPort == nil ? metrics : nil,
-            docs: try docs(configuration, executablePath: executablePath, logger: logger))
+            docs: try docs(configuration, executablePath: executablePath, logger: logger),
+            readYourWrites: replicas.map { ReadYourWrites(replicas: $0, window: .milliseconds(configuration.replicaMaxLagMilliseconds) + .milliseconds(400)) })
         if let metrics, let port = configuration.metricsPort { try serveMetrics(metrics, port: port, configuration, lifecycle: lifecycle, logger: logger) }
         var http = configuration.http
         http.spooledBodies = media.spooledBodies
