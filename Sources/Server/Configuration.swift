@@ -14,6 +14,8 @@ public struct Configuration: Sendable {
     public var http = HTTPServerConfiguration()
     /// PostgreSQL connections (and pool threads).
     public var poolSize = 4
+    /// Named prepared statements, or unnamed ones (PgBouncer in transaction mode).
+    public var statementMode = PostgresConnection.StatementMode.prepared
     /// Streaming replicas for reads (`DATABASE_READ_URLS`, space-separated URLs).
     public var readURLs: [String] = []
     /// A replica lagging more than this is skipped until it catches up.
@@ -92,6 +94,7 @@ public struct Configuration: Sendable {
         Variable(name: "PORT", defaultValue: "8080", summary: "TCP port; 0 picks a free one (logged at start)."),
         Variable(name: "HTTP_THREADS", defaultValue: "2", summary: "HTTP engine threads (1–64)."),
         Variable(name: "DATABASE_POOL_SIZE", defaultValue: "4", summary: "PostgreSQL connections (1–100)."),
+        Variable(name: "DATABASE_STATEMENTS", defaultValue: "prepared", summary: "prepared, or unnamed through PgBouncer in transaction mode (session settings then from the role)."),
         Variable(name: "DATABASE_READ_URLS", defaultValue: "(none)", summary: "Streaming replicas for reads, space-separated URLs (each with DATABASE_POOL_SIZE connections)."),
         Variable(name: "REPLICA_MAX_LAG_MS", defaultValue: "1000", summary: "A replica further behind the primary than this is skipped until it catches up."),
         Variable(name: "STATEMENT_TIMEOUT_MS", defaultValue: "2000", summary: "Longest a request's statement may run; then 503 query_timeout (100–600000)."),
@@ -157,6 +160,9 @@ public struct Configuration: Sendable {
         configuration.http.port = try reader.integer("PORT", in: 0...65535) ?? configuration.http.port
         configuration.http.threads = try reader.integer("HTTP_THREADS", in: 1...64) ?? configuration.http.threads
         configuration.poolSize = try reader.integer("DATABASE_POOL_SIZE", in: 1...100) ?? configuration.poolSize
+        configuration.statementMode = try reader.string("DATABASE_STATEMENTS") {
+            PostgresConnection.StatementMode(rawValue: $0) == nil ? "expected prepared or unnamed" : nil
+        }.flatMap(PostgresConnection.StatementMode.init(rawValue:)) ?? configuration.statementMode
         configuration.readURLs = try reader.string("DATABASE_READ_URLS") { text in
             text.split(separator: " ").allSatisfy { $0.hasPrefix("postgres://") || $0.hasPrefix("postgresql://") } ? nil : "expected postgres:// URLs separated by spaces"
         }.map { $0.split(separator: " ").map(String.init) } ?? []

@@ -69,6 +69,15 @@ public struct TestApp: Sendable {
                               replicas: replicas, readYourWrites: ReadYourWrites(replicas: replicas, window: .seconds(1)))
     }
 
+    /// The application over an already migrated database reached through `pool` (a pooler,
+    /// say); closing the app leaves the database and the pool.
+    public static func make(over url: String, pool: PostgresPool, clock: TestClock = TestClock()) async throws -> TestApp {
+        var auth = AuthSettings(signingKeys: [AuthSettings.key(secret: secret)])
+        auth.passwordIterations = 1_000
+        return try await make(database: TestDatabase(name: "", url: url, pool: pool, owner: false), auth: auth, idTokens: nil, passwords: nil,
+                              clock: clock)
+    }
+
     private static func make(database: TestDatabase, auth: AuthSettings, idTokens: (any IDTokenVerifier)?, passwords: (any PasswordHasher)?,
                              clock: TestClock, replicas: ReadReplicas? = nil, readYourWrites: ReadYourWrites? = nil) async throws -> TestApp {
         let logs = LogCapture()

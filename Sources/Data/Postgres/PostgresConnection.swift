@@ -9,6 +9,20 @@ import Foundation
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private var preparedNames: [String: String] = [:]
+    private let mode: StatementMode
+
+    /// How statements reach the server.
+    public enum StatementMode: String, Sendable {
+        /// Each statement prepared once per connection under a name, then executed by name:
+        /// parsed and planned once (the default; a direct connection or a session pooler).
+        case prepared
+        /// Each statement sent with its parameters as the unnamed statement: parsed every
+        /// time, but nothing outlives the transaction, so it works through PgBouncer in
+        /// transaction mode (1.18 does not carry named statements between server
+        /// connections). The session settings this connection would send at start-up are
+        /// then expected from the role (`ALTER ROLE … SET`): PgBouncer refuses `options`.
+        case unnamed
+    }
 
     /// The texts of the statements prepared on this connection (tests compare them with
     /// the benchmark's copies in `bench/sql`).
@@ -21,8 +35,10 @@ public final class PostgresConnection {
     ///
     /// Every session runs in UTC with the ISO date style, which the decoders rely on, without
     /// parallel query, and with `statementTimeout` as its `statement_timeout` when one is given.
-    public init(url: String, applicationName: String = "market09", connectTimeoutSeconds: Int = 5, statementTimeout: Duration? = nil) throws {
-        let keys = ["connect_timeout", "application_name", "dbname", "client_encoding", "options"]
+    public init(url: String, applicationName: String = "market09", connectTimeoutSeconds: Int = 5, statementTimeout: Duration? = nil,
+                mode: StatementMode = .prepared) throws {
+        self.mode = mode
+        var keys = ["connect_timeout", "application_name", "dbname", "client_encoding", "options"]
         // No parallel query: starting workers cost a search 20–35 ms before its first row
         // (Gather Merge on 1 M posts), more than the whole query should, and under load
         // they take the cores other requests need.
@@ -31,7 +47,11 @@ public final class PostgresConnection {
             let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
             options += " -c statement_timeout=\(max(1, milliseconds))"
         }
-        let values = [String(connectTimeoutSeconds), applicationName, url, "UTF8", options]
+        var values = [String(connectTimeoutSeconds), applicationName, url, "UTF8", options]
+        if mode == .unnamed {
+            keys.removeLast()
+            values.removeLast()
+        }
         let connection = withCStringArray(keys) { keyPointers in
             withCStringArray(values) { valuePointers in
                 PQconnectdbParams(keyPointers, valuePointers, 1)
@@ -46,6 +66,20 @@ public final class PostgresConnection {
         // default processor would print them on stderr, outside our structured log.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
+        if mode == .unnamed { try requireSessionSettings() }
+    }
+
+    /// Through a pooler the start-up options are not sent: the role must supply what the
+    /// decoders rely on, checked once per connection rather than misread later.
+    private func requireSessionSettings() throws {
+        let row = try query("SELECT current_setting('TimeZone'), current_setting('DateStyle')").first!
+        let (zone, style): (String, String) = (try row.decode(0), try row.decode(1))
+        guard ["UTC", "Etc/UTC"].contains(zone), style.hasPrefix("ISO") else {
+            close()
+            throw PostgresError(code: .connectionFailure, message: "DATABASE_STATEMENTS=unnamed needs the role's session settings "
+                + "(TimeZone is \(zone), DateStyle \(style)): ALTER ROLE <role> SET TimeZone = 'UTC', then DateStyle = 'ISO, YMD', "
+                + "statement_timeout and max_parallel_workers_per_gather = 0 (deploy/pgbouncer/roles.sql)")
+        }
     }
 
     deinit {
@@ -69,6 +103,7 @@ public final class PostgresConnection {
     /// Runs one parameterised statement (`$1`, `$2`, …), preparing it on first use.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
+        if mode == .unnamed { return try queryPlannedForValues(sql, parameters) }
         let handle = try openHandle()
         let name = try preparedName(for: sql, parameterCount: parameters.count, handle: handle)
         let texts = parameters.map(\.postgresText)

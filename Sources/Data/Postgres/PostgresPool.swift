@@ -27,8 +27,12 @@ public final class PostgresPool: Sendable {
         /// cancelled by it fails with ``PostgresError/Code/queryTimeout``. Maintenance work
         /// lifts it for its own transaction (`SET LOCAL statement_timeout = 0`).
         public var statementTimeout: Duration?
+        /// Named prepared statements, or unnamed ones for PgBouncer's transaction mode.
+        public var statementMode: PostgresConnection.StatementMode
 
-        public init(url: String, size: Int = 4, connectTimeoutSeconds: Int = 5, maxQueueWait: Duration = .seconds(10), statementTimeout: Duration? = nil) {
+        public init(url: String, size: Int = 4, connectTimeoutSeconds: Int = 5, maxQueueWait: Duration = .seconds(10), statementTimeout: Duration? = nil,
+                    statementMode: PostgresConnection.StatementMode = .prepared) {
+            self.statementMode = statementMode
             self.url = url
             self.size = size
             self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -159,7 +163,7 @@ public final class PostgresPool: Sendable {
                 slot?.close()
                 do {
                     connection = try PostgresConnection(url: configuration.url, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
-                                                        statementTimeout: configuration.statementTimeout)
+                                                        statementTimeout: configuration.statementTimeout, mode: configuration.statementMode)
                 } catch {
                     slot = nil
                     return .failure(error)

@@ -58,10 +58,10 @@ public final class ReadReplicas: ReadPoolSource, Sendable {
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
     public init(primary: PostgresPool, urls: [String], poolSize: Int, statementTimeout: Duration?, maxLag: Duration,
-                pollInterval: Duration = .milliseconds(200)) {
+                pollInterval: Duration = .milliseconds(200), statementMode: PostgresConnection.StatementMode = .prepared) {
         self.primary = primary
         self.replicas = urls.map { Replica(url: $0, pool: PostgresPool(.init(url: $0, size: poolSize, connectTimeoutSeconds: 2,
-                                                                              statementTimeout: statementTimeout))) }
+                                                                              statementTimeout: statementTimeout, statementMode: statementMode))) }
         self.maxLag = maxLag
         self.pollInterval = pollInterval
         self.state = Mutex(State(statuses: urls.map { Status(url: $0, healthy: false, lagSeconds: nil, replayed: nil) }))

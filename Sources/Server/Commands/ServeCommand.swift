@@ -76,7 +76,7 @@ enum ServeCommand {
         guard !configuration.readURLs.isEmpty else { return nil }
         let replicas = ReadReplicas(primary: primary, urls: configuration.readURLs, poolSize: configuration.poolSize,
                                     statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds),
-                                    maxLag: .milliseconds(configuration.replicaMaxLagMilliseconds))
+                                    maxLag: .milliseconds(configuration.replicaMaxLagMilliseconds), statementMode: configuration.statementMode)
         try await lifecycle.start("read replicas", replicas)
         metrics?.addCollector { text in
             let statuses = replicas.statuses()
@@ -167,7 +167,8 @@ enum ServeCommand {
         let database = try await DatabaseTarget.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
         lifecycle.started("database") { await database.release(logger: logger) }
         let pool = PostgresPool(.init(url: database.url, size: configuration.poolSize,
-                                      statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds)))
+                                      statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds),
+                                      statementMode: configuration.statementMode))
         lifecycle.started("pool") { await pool.close() }
         if configuration.migrateOnStart {
             let directory = try Migration.locateDirectory(environment: environment, executablePath: executablePath)

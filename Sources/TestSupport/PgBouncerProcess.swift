@@ -1,0 +1,71 @@
+import Data
+import Foundation
+
+/// PgBouncer (Debian's 1.18) in transaction mode in front of a test cluster, on a loopback
+/// port of its own, run in the foreground and stopped with the test.
+public final class PgBouncerProcess: Sendable {
+    /// The child.
+    public let process: ChildProcess
+    /// Where clients connect (`postgresql://…@127.0.0.1:<port>/market09`).
+    public let url: String
+    private let directory: String
+
+    /// Starts PgBouncer for `cluster`'s `market09` database with `serverConnections` server
+    /// connections; waits until it accepts connections.
+    public init(for cluster: ThrowawayCluster, serverConnections: Int) async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/pgbouncer") else {
+            throw TestEnvironmentError("pgbouncer is missing: apt-get install -y pgbouncer (scripts/install-deps --test does)")
+        }
+        let parsed = try require_(URLComponents(string: cluster.url), "cluster URL")
+        let password = parsed.password ?? ""
+        directory = cluster.postgres.directory.deletingLastPathComponent().appendingPathComponent("pgb-" + UUID().uuidString.prefix(8).lowercased()).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let port = try RawHTTPClient.connectableFreePort()
+        let configuration = """
+            [databases]
+            market09 = host=\(cluster.postgres.socketDirectory.path) port=5432 dbname=market09
+            [pgbouncer]
+            listen_addr = 127.0.0.1
+            listen_port = \(port)
+            unix_socket_dir =
+            auth_type = scram-sha-256
+            auth_file = \(directory)/users.txt
+            pool_mode = transaction
+            default_pool_size = \(serverConnections)
+            max_client_conn = 500
+            server_login_retry = 1
+            logfile = \(directory)/pgbouncer.log
+            """
+        try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory + "/pgbouncer.ini"))
+        try Data("\"market09\" \"\(password)\"\n".utf8).write(to: URL(fileURLWithPath: directory + "/users.txt"))
+        // PgBouncer will not run as root: as the account that owns the cluster, then.
+        var command = ["/usr/sbin/pgbouncer", directory + "/pgbouncer.ini"]
+        if geteuid() == 0, let account = getpwnam("postgres") {
+            for path in [directory, directory + "/pgbouncer.ini", directory + "/users.txt"] {
+                _ = chown(path, account.pointee.pw_uid, account.pointee.pw_gid)
+            }
+            command = ["/usr/sbin/runuser", "-u", "postgres", "--"] + command
+        }
+        process = try ChildProcess(command, environment: ProcessInfo.processInfo.environment, directory: directory,
+                                   outputPath: directory + "/stdout.log")
+        url = "postgresql://market09:\(password)@127.0.0.1:\(port)/market09"
+        let deadline = Date().addingTimeInterval(10)
+        while (try? PostgresConnection(url: url, connectTimeoutSeconds: 1, mode: .unnamed)) == nil {
+            guard Date() < deadline else { throw TestEnvironmentError("pgbouncer did not start: \(process.output())") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Stops PgBouncer and removes its directory.
+    public func stop() async {
+        process.send(SIGTERM)
+        let process = process
+        _ = try? await BlockingWork.run { process.waitForExit() }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+private func require_<T>(_ value: T?, _ what: String) throws -> T {
+    guard let value else { throw TestEnvironmentError("no \(what)") }
+    return value
+}
