@@ -60,13 +60,14 @@ public struct TestApp: Sendable {
     }
 
     /// The application over a migrated database of a test's own cluster (closing the app
-    /// leaves the database), reading from `replicas` with read-your-writes.
+    /// leaves the database), reading from `replicas` with read-your-writes remembered for 30 s
+    /// (long enough for a loaded test run to read back before it is forgotten).
     public static func make(primary url: String, replicas: ReadReplicas, clock: TestClock = TestClock()) async throws -> TestApp {
         var auth = AuthSettings(signingKeys: [AuthSettings.key(secret: secret)])
         auth.passwordIterations = 1_000
         let database = TestDatabase(name: "", url: url, pool: replicas.primary, owner: false)
         return try await make(database: database, auth: auth, idTokens: nil, passwords: nil, clock: clock,
-                              replicas: replicas, readYourWrites: ReadYourWrites(replicas: replicas, window: .seconds(1)))
+                              replicas: replicas, readYourWrites: ReadYourWrites(replicas: replicas, window: .seconds(30)))
     }
 
     /// The application over an already migrated database reached through `pool` (a pooler,

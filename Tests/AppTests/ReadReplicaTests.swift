@@ -107,10 +107,11 @@ import TestSupport
             // The cookie sends a read to the primary whoever carries it (as the writer's app
             // does on every instance): the like is there.
             let mine = try await app.send("GET", "/v1/posts/\(post)", token: reader, headers: [("Cookie", "other=1; " + pair)])
-            #expect(Self.likesCount(mine) == 1)
+            #expect(Self.likesCount(mine) == 1, "\(mine.status) \(mine.json) \(setup.replicas.statuses())")
             // The writer without cookies, on the instance that took the write: its session is remembered.
             let remembered = try await app.send("GET", "/v1/posts/\(post)", token: token)
-            #expect(Self.likesCount(remembered) == 1 && remembered.json["is_liked"] as? Bool == true)
+            #expect(Self.likesCount(remembered) == 1 && remembered.json["is_liked"] as? Bool == true,
+                    "\(remembered.status) \(remembered.json) \(setup.replicas.statuses())")
 
             // The paused replica falls behind the bound and is skipped: everyone reads the primary.
             _ = try await app.send("PUT", "/v1/posts/\(post)/like", token: try await app.user().token)
