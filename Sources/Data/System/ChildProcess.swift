@@ -37,11 +37,27 @@ public final class ChildProcess: Sendable {
         // posix_spawn_file_actions_addchdir_np is not exported to Swift; env(1) changes directory.
         let arguments = directory.map { ["/usr/bin/env", "-C", $0] + arguments } ?? arguments
 
+        // A child starts with no signal blocked and the usual dispositions: this process
+        // blocks the signals it watches (a signalfd sees only blocked ones) and ignores
+        // SIGPIPE, and both would be inherited. pg_autoctl, supervising its children by
+        // signals, hung in `create monitor` when started from the test process.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         let environmentLines = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let status = Self.withCStrings(arguments) { argv in
             Self.withCStrings(environmentLines) { envp in
-                posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+                posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
             }
         }
         guard status == 0 else {

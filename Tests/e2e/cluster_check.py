@@ -1,0 +1,181 @@
+"""Drives a running `scripts/cluster` through its balancer, as clients would, and checks what
+the scale-out issue asks: the auth flows, a like storm with exact counts, read-your-writes
+after a like on every instance, a logout seen by every instance, one job leader, and a
+kill -9 of the primary during a like storm (503 only while it switches, writes back within
+15 s, no like answered 200 lost). Prints one line per check; exits 1 on the first failure.
+
+    python3 cluster_check.py http://127.0.0.1:8090 18101 18102 18103
+"""
+import concurrent.futures
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+BALANCER = urllib.parse.urlsplit(sys.argv[1])
+INSTANCES = [int(port) for port in sys.argv[2:5]]
+STATE = os.environ.get("CLUSTER_DIR", "/tmp/market09-cluster")
+PRIMARY = "postgresql://market09@127.0.0.1:5501,127.0.0.1:5502/market09?target_session_attrs=read-write&connect_timeout=2"
+MONITOR = "postgresql://autoctl_node@127.0.0.1:5500/pg_auto_failover"
+
+
+def request(method, path, body=None, token=None, address="198.51.100.1", cookie=None, port=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port or BALANCER.port, timeout=30)
+    headers = {"X-Forwarded-For": address}
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    if cookie:
+        headers["Cookie"] = cookie
+    connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    answer = json.loads(data) if data and response.getheader("Content-Type", "").startswith("application/json") else None
+    return response.status, answer, response.getheader("Set-Cookie")
+
+
+def sql(url, statement):
+    # The role's statement timeout (2 s, deploy/pgbouncer/roles.sql) is for requests, not set-up.
+    return subprocess.run(["psql", "-XAtq", url, "-c", "SET statement_timeout = 0", "-c", statement],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def check(condition, what):
+    if not condition:
+        print("FAIL", what, flush=True)
+        sys.exit(1)
+    print("ok  ", what, flush=True)
+
+
+def sign_up(index):
+    status, answer, _ = request("POST", "/v1/auth/signup", {"email": f"storm{index}@example.com", "password": "cluster-password"},
+                                address=f"198.51.100.{index % 250 + 1}")
+    assert status == 201, (status, answer)
+    return answer["access_token"]
+
+
+def main():
+    # Posts to like, written on the primary.
+    influencer = sql(PRIMARY, "INSERT INTO influencers (username) VALUES ('cluster.check') RETURNING id")
+    posts = [int(x) for x in sql(PRIMARY, f"""INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start,
+        group_buying_end, posted_at) SELECT {influencer}, 'cluster ' || g, 'food', now() - interval '1 day', now() + interval '30 days',
+        now() FROM generate_series(1, 8000) g RETURNING id""").split()]
+
+    # Auth flows through the balancer.
+    status, anonymous, _ = request("POST", "/v1/auth/anonymous", address="203.0.113.9")
+    check(status == 201 and anonymous["user"]["is_anonymous"], "anonymous session through the balancer")
+    status, _, _ = request("POST", "/v1/auth/signup", {"email": "owner@example.com", "password": "owner-password"}, address="203.0.113.9")
+    status, signed, _ = request("POST", "/v1/auth/token", {"grant_type": "password", "email": "owner@example.com",
+                                                          "password": "owner-password"}, address="203.0.113.9")
+    check(status == 200, "password sign-in")
+    status, refreshed, _ = request("POST", "/v1/auth/token", {"grant_type": "refresh_token", "refresh_token": signed["refresh_token"]},
+                                   address="203.0.113.9")
+    check(status == 200 and refreshed["refresh_token"] != signed["refresh_token"], "refresh (a new refresh token)")
+
+    # Like storm: 40 users like one post at once; the count is exact.
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        tokens = list(pool.map(sign_up, range(40)))
+        statuses = list(pool.map(lambda token: request("PUT", f"/v1/posts/{posts[0]}/like", token=token)[0], tokens))
+    check(statuses.count(200) == 40, f"40 concurrent likes answered 200 ({statuses.count(200)})")
+    check(sql(PRIMARY, f"SELECT likes_count FROM posts WHERE id = {posts[0]}") == "40", "likes_count exact on the primary")
+
+    # Read-your-writes: a like through the balancer, read back on every instance with its cookie.
+    status, _, cookie = request("PUT", f"/v1/posts/{posts[1]}/like", token=tokens[0])
+    check(status == 200 and cookie and cookie.startswith("m09_read_after="), "a write answers with the read-after cookie")
+    pair = cookie.split(";")[0]
+    seen = [request("GET", f"/v1/posts/{posts[1]}", token=tokens[0], cookie=pair, port=port)[1] for port in INSTANCES]
+    check(all(post["is_liked"] and post["likes_count"] == 1 for post in seen), "the like is read back on all three instances")
+
+    # A logout reaches every instance within a second.
+    status, session, _ = request("POST", "/v1/auth/token", {"grant_type": "password", "email": "owner@example.com",
+                                                           "password": "owner-password"}, address="203.0.113.9")
+    check(all(request("GET", "/v1/me", token=session["access_token"], port=port)[0] == 200 for port in INSTANCES), "session valid everywhere")
+    request("POST", "/v1/auth/logout", {}, token=session["access_token"])
+    time.sleep(1.0)
+    check(all(request("GET", "/v1/me", token=session["access_token"], port=port)[0] == 401 for port in INSTANCES),
+          "logout refused by all three instances after 1 s")
+
+    # Exactly one instance runs the jobs.
+    leaders = []
+    for port in INSTANCES:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/metrics")
+        leaders.append("\nmarket09_job_leader 1" in connection.getresponse().read().decode())
+    check(leaders.count(True) == 1, f"one job leader ({leaders})")
+
+    failover(tokens, posts[2:])
+
+
+def failover(tokens, posts):
+    """Each user likes its own posts one after another while the primary is killed."""
+    acknowledged, statuses, answers, lock, stop = [], {}, [], threading.Lock(), threading.Event()
+    killed_at = []
+
+    def storm(index):
+        token, mine = tokens[index], posts[index::len(tokens)]
+        for post in mine:
+            if stop.is_set():
+                return
+            try:
+                status = request("PUT", f"/v1/posts/{post}/like", token=token)[0]
+            except OSError:
+                status = "connection"
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+                answers.append((time.time(), status))
+                if status == 200:
+                    acknowledged.append((index, post))
+            time.sleep(0.1)
+
+    threads = [threading.Thread(target=storm, args=(index,)) for index in range(len(tokens))]
+    for thread in threads:
+        thread.start()
+    time.sleep(2)
+    primary = sql(MONITOR, "SELECT nodename FROM pgautofailover.node WHERE reportedstate = 'primary'")
+    # The primary's machine is lost: its keeper and its postgres (the keeper would restart it).
+    with open(f"{STATE}/{primary}.keeper.pid") as keeper, open(f"{STATE}/{primary}/postmaster.pid") as postmaster:
+        pids = [int(keeper.read().split()[0]), int(postmaster.read().split()[0])]
+    with lock:
+        killed_at.append(time.time())
+    # The keeper runs in a session of its own (scripts/cluster starts it with setsid); its
+    # children are renamed ("pg_autoctl: start/stop postgres") and one restarted postgres
+    # when only the parent was killed: the whole session goes.
+    subprocess.run(["pkill", "-9", "-s", str(pids[0])])
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    print(f"     killed {primary} (keeper and postgres)", flush=True)
+    # Back: the first 200 after the last failed answer (requests in flight at the kill may
+    # still succeed first). Waits until 3 s of answers without a failure.
+    deadline = time.time() + 40
+    while time.time() < deadline:
+        time.sleep(0.5)
+        with lock:
+            failures = [at for at, status in answers if status != 200]
+            if failures and time.time() - failures[-1] > 3:
+                break
+    stop.set()
+    for thread in threads:
+        thread.join()
+    print(f"     answers during the storm: {statuses}", flush=True)
+    failures = [at for at, status in answers if status != 200]
+    last_failure = failures[-1] if failures else killed_at[0]
+    recovered = [at for at, status in answers if status == 200 and at > last_failure]
+    back = round(recovered[0] - killed_at[0], 1) if recovered else None
+    check(back is not None and back < 15, f"writes answered 200 again {back} s after the kill")
+    check(set(statuses) <= {200, 503}, "only 200 and 503 while it switched")
+    liked = set(sql(PRIMARY, f"SELECT post_id FROM likes WHERE post_id >= {min(posts)}").split())
+    lost = [(index, post) for index, post in acknowledged if str(post) not in liked]
+    check(not lost, f"no like answered 200 lost ({len(acknowledged)} acknowledged, {len(lost)} missing)")
+
+
+main()
