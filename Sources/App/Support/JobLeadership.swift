@@ -21,7 +21,7 @@ public final class JobLeadership: Sendable {
     /// Held until this instant by the local monotonic clock: read before the renewal was
     /// sent, so it ends no later than the lease by the database's clock.
     private let heldUntil = Mutex<ContinuousClock.Instant?>(nil)
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = Mutex<RepeatingJob?>(nil)
 
     public init(lease: any LeaderLease, duration: TimeInterval, logger: Logger) {
         self.lease = lease
@@ -34,24 +34,19 @@ public final class JobLeadership: Sendable {
         heldUntil.withLock { $0.map { ContinuousClock.now < $0 } ?? false }
     }
 
-    /// Tries the lease once (so the first instance up leads at once), then keeps trying.
+    /// Tries the lease once (so the first instance up leads at once), then keeps trying
+    /// every third of its duration.
     public func start() async throws {
-        await attempt()
-        let task = Task { [duration] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(duration / 3))
-                guard !Task.isCancelled else { return }
-                await self.attempt()
-            }
+        let renewal = RepeatingJob(name: "job leadership", interval: .seconds(duration / 3), logger: logger) { [weak self] in
+            await self?.attempt()
         }
-        loop.withLock { $0 = task }
+        loop.withLock { $0 = renewal }
+        try await renewal.start()
     }
 
     /// Stops renewing and gives the lease up if held.
     public func stop() async {
-        let task = loop.withLock { task in defer { task = nil }; return task }
-        task?.cancel()
-        await task?.value
+        await loop.withLock { renewal in defer { renewal = nil }; return renewal }?.stop()
         guard heldUntil.withLock({ state in defer { state = nil }; return state != nil }) else { return }
         do { try await lease.release(holder: holder) } catch {
             logger.warning("job leadership not released (another instance takes over when it expires)", ["error": .string(String(describing: error))])
