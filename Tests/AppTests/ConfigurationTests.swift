@@ -39,7 +39,18 @@ import Testing
         #expect(configuration.dataDirectory == "/srv/m09")
     }
 
+    @Test func replicasTakeTheirOwnStatementModeOrThePrimarys() throws {
+        let behindPgBouncer = try Configuration.fromEnvironment(["DATABASE_STATEMENTS": "unnamed", "DATABASE_READ_STATEMENTS": "prepared",
+                                                                 "DATABASE_READ_URLS": "postgres://r1/m postgres://r2/m"])
+        #expect(behindPgBouncer.statementMode == .unnamed)
+        #expect(behindPgBouncer.readStatementMode == .prepared)
+        #expect(behindPgBouncer.readURLs == ["postgres://r1/m", "postgres://r2/m"])
+        let inherited = try Configuration.fromEnvironment(["DATABASE_STATEMENTS": "unnamed"])
+        #expect(inherited.readStatementMode == nil)
+    }
+
     @Test(arguments: [
+        ("DATABASE_READ_STATEMENTS", "named", "invalid DATABASE_READ_STATEMENTS: expected prepared or unnamed"),
         ("PORT", "http", "invalid PORT: 'http' is not an integer in 0...65535"),
         ("PORT", "70000", "invalid PORT: '70000' is not an integer in 0...65535"),
         ("HOST", "example.com", "invalid HOST: expected an IPv4 or IPv6 address"),

@@ -76,7 +76,8 @@ enum ServeCommand {
         guard !configuration.readURLs.isEmpty else { return nil }
         let replicas = ReadReplicas(primary: primary, urls: configuration.readURLs, poolSize: configuration.poolSize,
                                     statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds),
-                                    maxLag: .milliseconds(configuration.replicaMaxLagMilliseconds), statementMode: configuration.statementMode)
+                                    maxLag: .milliseconds(configuration.replicaMaxLagMilliseconds),
+                                    statementMode: configuration.readStatementMode ?? configuration.statementMode)
         try await lifecycle.start("read replicas", replicas)
         metrics?.addCollector { text in
             let statuses = replicas.statuses()
