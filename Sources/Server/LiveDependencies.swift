@@ -21,7 +21,7 @@ extension Application.Dependencies {
             idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
             accessTokens: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
             posts: PostgresPostRepository(pool: pool, reads: reads), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool, reads: reads),
-            influencers: PostgresInfluencerRepository(pool: pool, reads: reads), follows: PostgresFollowRepository(pool: pool),
+            influencers: PostgresInfluencerRepository(pool: pool, reads: reads), follows: PostgresFollowRepository(pool: pool, reads: reads),
             influencerRequests: PostgresInfluencerRequestRepository(pool: pool),
             media: FileMediaLibrary(directory: media.directory, pool: pool, workers: fileWorkers), mediaSettings: media, fileWorkers: fileWorkers,
             idempotency: PostgresIdempotencyStore(pool: pool),

@@ -171,10 +171,15 @@ extension TestApp {
         try await database.pool.withConnection { connection in
             try connection.execute("INSERT INTO users (id, is_anonymous, role) VALUES ($1, $2, $3)", [id, anonymous, role])
         }
+        return (id, token(for: id, anonymous: anonymous, role: role))
+    }
+
+    /// An access token of a new session (`sid`) for an existing user.
+    public func token(for id: UUID, anonymous: Bool = false, role: String = "user") -> String {
         let now = Int(clock.now.timeIntervalSince1970)
         let claims = AccessTokenClaims(iss: auth.issuer, aud: auth.audience, sub: id.uuidString.lowercased(), sid: UUID().uuidString.lowercased(),
                                        role: role, isAnonymous: anonymous, iat: now, exp: now + auth.accessTokenLifetime)
-        return (id, AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience).sign(claims))
+        return AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience).sign(claims)
     }
 
     /// Runs `body` with this application served by the libmicrohttpd engine on a free

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `DATABASE_READ_URLS`: the feed, posts, the Top 10, categories and influencers read from a
-/// streaming replica; a client reads its own writes; a replica too far behind or gone is
+/// `DATABASE_READ_URLS`: the feed, posts, the Top 10, categories, influencers, follows and
+/// the schedule read from a streaming replica; a client reads its own writes; a replica too far behind or gone is
 /// skipped. Against a real primary and a hot standby replaying its WAL.
 @Suite struct ReadReplicaTests {
     private struct Setup {
@@ -121,6 +121,31 @@ import TestSupport
             try await setup.replay(true)
             try await setup.waitUntilReplica(healthy: true)
             #expect(Self.likesCount(try await app.send("GET", "/v1/posts/\(post)", token: reader)) == 2)
+        }
+    }
+
+    @Test func followsAndTheScheduleReadTheReplicaAndTheFollowerReadsItsOwnFollow() async throws {
+        try await withReplica { setup in
+            let app = setup.app
+            let influencer = try await app.influencer("replica.schedule")
+            _ = try await app.post(influencer: influencer, name: "크림", start: "2026-11-01T00:00:00Z", end: "2027-01-01T00:00:00Z")
+            let (user, token) = try await app.user()
+            try await setup.waitUntilCaughtUp()
+            try await setup.replay(false)
+            let follow = try await app.send("PUT", "/v1/influencers/\(influencer)/follow", token: token)
+            #expect(follow.status == 200)
+            let pair = String(try #require(follow.header("Set-Cookie")).prefix { $0 != ";" })
+            // The same user in another session, without the cookie and not remembered here.
+            let elsewhere = app.token(for: user)
+            for path in ["/v1/me/follows", "/v1/me/schedule?start_date=2026-11-01&end_date=2026-12-31"] {
+                let replica = try await app.send("GET", path, token: elsewhere)
+                #expect(replica.status == 200 && replica.json["total"] as? Int == 0, "\(path) read the replica: \(replica.json)")
+                let withCookie = try await app.send("GET", path, token: elsewhere, headers: [("Cookie", pair)])
+                #expect(withCookie.json["total"] as? Int == 1, "\(path) with the cookie: \(withCookie.json) \(setup.replicas.statuses())")
+                let remembered = try await app.send("GET", path, token: token)
+                #expect(remembered.json["total"] as? Int == 1, "\(path) in the writer's session: \(remembered.json)")
+            }
+            try await setup.replay(true)
         }
     }
 
