@@ -2,36 +2,64 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `scripts/cluster up` on this machine (pg_auto_failover monitor, a synchronous pair, an
-/// async read replica, three `market09` instances, nginx), then Tests/e2e/cluster_check.py
-/// through the balancer: auth flows, a like storm with exact counts, read-your-writes on
-/// every instance, a logout seen everywhere, one job leader, and a `kill -9` of the primary
-/// during a like storm (200 again within 15 s, only 200 and 503 meanwhile, no acknowledged
-/// like lost). `scripts/cluster down` afterwards, whatever happened.
-@Suite struct ClusterTests {
+/// The two multi-machine topologies, each started on this machine by its script and driven
+/// from outside by Tests/e2e/cluster_check.py through nginx: auth flows, a like storm with
+/// exact counts, read-your-writes on every instance, a logout seen everywhere, one job
+/// leader, every instance on a healthy replica. One at a time: each takes the machine.
+@Suite(.serialized) struct ClusterTests {
+    /// `scripts/cluster up` (pg_auto_failover monitor, a synchronous pair, an async read
+    /// replica, three instances, nginx), and a `kill -9` of the primary during a like storm:
+    /// 200 again within 15 s, only 200 and 503 meanwhile, no acknowledged like lost.
     @Test func theClusterServesThroughTheBalancerAndSurvivesTheLossOfItsPrimary() async throws {
+        try await Topology(script: "scripts/cluster", directoryVariable: "CLUSTER_DIR", portVariable: "CLUSTER_PORT",
+                           instances: ["18101", "18102", "18103"]).check { _ in [:] }
+    }
+
+    /// `scripts/compose-direct up`: docker-compose.yml's services as processes, each running
+    /// the deploy/ file its container runs (PgBouncer in transaction mode in front of the
+    /// primary, a streaming replica made by pg_basebackup, three instances, nginx).
+    @Test func theComposeTopologyServesThroughTheBalancer() async throws {
+        try await Topology(script: "scripts/compose-direct", directoryVariable: "COMPOSE_DIR", portVariable: "COMPOSE_PORT",
+                           instances: ["18111", "18112", "18113"], failover: false).check { state in
+            let password = try String(contentsOfFile: state + "/postgres-password", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            return ["CHECK_PRIMARY_URL": "postgres://market09:\(password)@127.0.0.1:5611/market09"]
+        }
+    }
+}
+
+/// A topology script's `up`, the check through its balancer, and its `down` whatever happened.
+private struct Topology {
+    let script: String
+    let directoryVariable: String
+    let portVariable: String
+    let instances: [String]
+    var failover = true
+
+    func check(_ checkEnvironment: (String) throws -> [String: String]) async throws {
         let root = TestDatabase.packageRoot
-        let state = "/tmp/m09-cluster-" + UUID().uuidString.prefix(8).lowercased()
+        let state = "/tmp/m09-topology-" + UUID().uuidString.prefix(8).lowercased()
+        let port = String(try RawHTTPClient.connectableFreePort())
         var environment = ProcessInfo.processInfo.environment
-        environment["CLUSTER_DIR"] = state
-        environment["CLUSTER_PORT"] = String(try RawHTTPClient.connectableFreePort())
+        environment[directoryVariable] = state
+        environment[portVariable] = port
         environment["MARKET09_BIN"] = try Market09Process.executablePath()
         environment["PASSWORD_HASH_ITERATIONS"] = "10000"
-        let script = root.appendingPathComponent("scripts/cluster").path
+        let path = root.appendingPathComponent(script).path
         do {
-            let up = try await ExternalCommand.run([script, "up"], environment: environment, timeoutSeconds: 600)
-            try #require(up.code == 0, "scripts/cluster up failed:\n\(up.output.suffix(6_000))")
-            let check = try await ExternalCommand.run([
-                "python3", root.appendingPathComponent("Tests/e2e/cluster_check.py").path,
-                "http://127.0.0.1:\(environment["CLUSTER_PORT"]!)", "18101", "18102", "18103",
-            ], environment: environment, timeoutSeconds: 300)
-            #expect(check.code == 0, "the cluster check failed:\n\(check.output.suffix(6_000))")
+            let up = try await ExternalCommand.run([path, "up"], environment: environment, timeoutSeconds: 600)
+            try #require(up.code == 0, "\(script) up failed:\n\(up.output.suffix(6_000))")
+            let check = try await ExternalCommand.run(
+                ["python3", root.appendingPathComponent("Tests/e2e/cluster_check.py").path, "http://127.0.0.1:\(port)"]
+                    + instances + (failover ? [] : ["--no-failover"]),
+                environment: environment.merging(try checkEnvironment(state)) { $1 }, timeoutSeconds: 300)
+            #expect(check.code == 0, "the check through \(script) failed:\n\(check.output.suffix(6_000))")
             print(check.output)
         } catch {
-            _ = try? await ExternalCommand.run([script, "down"], environment: environment, timeoutSeconds: 120)
+            _ = try? await ExternalCommand.run([path, "down"], environment: environment, timeoutSeconds: 120)
             throw error
         }
-        let down = try await ExternalCommand.run([script, "down"], environment: environment, timeoutSeconds: 120)
+        let down = try await ExternalCommand.run([path, "down"], environment: environment, timeoutSeconds: 120)
         #expect(down.code == 0, "\(down.output.suffix(2_000))")
         #expect(!FileManager.default.fileExists(atPath: state), "down removes what up made")
     }

@@ -1,10 +1,15 @@
 """Drives a running `scripts/cluster` through its balancer, as clients would, and checks what
 the scale-out issue asks: the auth flows, a like storm with exact counts, read-your-writes
-after a like on every instance, a logout seen by every instance, one job leader, and a
-kill -9 of the primary during a like storm (503 only while it switches, writes back within
-15 s, no like answered 200 lost). Prints one line per check; exits 1 on the first failure.
+after a like on every instance, a logout seen by every instance, one job leader, every
+instance reading from a healthy replica, and a kill -9 of the primary during a like storm
+(503 only while it switches, writes back within 15 s, no like answered 200 lost). Prints
+one line per check; exits 1 on the first failure.
 
     python3 cluster_check.py http://127.0.0.1:8090 18101 18102 18103
+    CHECK_PRIMARY_URL=postgres://... python3 cluster_check.py URL PORT PORT PORT --no-failover
+
+The second form checks scripts/compose-direct (no automatic failover there; its primary
+needs a password).
 """
 import concurrent.futures
 import http.client
@@ -20,7 +25,9 @@ import urllib.parse
 BALANCER = urllib.parse.urlsplit(sys.argv[1])
 INSTANCES = [int(port) for port in sys.argv[2:5]]
 STATE = os.environ.get("CLUSTER_DIR", "/tmp/market09-cluster")
-PRIMARY = "postgresql://market09@127.0.0.1:5501,127.0.0.1:5502/market09?target_session_attrs=read-write&connect_timeout=2"
+PRIMARY = os.environ.get("CHECK_PRIMARY_URL",
+                         "postgresql://market09@127.0.0.1:5501,127.0.0.1:5502/market09?target_session_attrs=read-write&connect_timeout=2")
+FAILOVER = "--no-failover" not in sys.argv[5:]
 MONITOR = "postgresql://autoctl_node@127.0.0.1:5500/pg_auto_failover"
 
 
@@ -102,15 +109,18 @@ def main():
     check(all(request("GET", "/v1/me", token=session["access_token"], port=port)[0] == 401 for port in INSTANCES),
           "logout refused by all three instances after 1 s")
 
-    # Exactly one instance runs the jobs.
-    leaders = []
+    # Exactly one instance runs the jobs; every one reads from its replica.
+    metrics = []
     for port in INSTANCES:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         connection.request("GET", "/metrics")
-        leaders.append("\nmarket09_job_leader 1" in connection.getresponse().read().decode())
+        metrics.append(connection.getresponse().read().decode())
+    leaders = ["\nmarket09_job_leader 1" in text for text in metrics]
     check(leaders.count(True) == 1, f"one job leader ({leaders})")
+    check(all('\nmarket09_replica_healthy{replica="0"} 1' in text for text in metrics), "every instance reads from a healthy replica")
 
-    failover(tokens, posts[2:])
+    if FAILOVER:
+        failover(tokens, posts[2:])
 
 
 def failover(tokens, posts):

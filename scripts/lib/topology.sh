@@ -1,0 +1,56 @@
+# Sourced by scripts/cluster and scripts/compose-direct: what both topologies do the same
+# way on one machine (PostgreSQL's binaries on PATH, servers as the postgres account when
+# run as root, readiness waits, nginx in front of loopback instances).
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+export PATH="$pgbin:$PATH"
+# PostgreSQL, pg_autoctl and PgBouncer refuse to run as root.
+as_pg=(); [ "$(id -u)" -eq 0 ] && as_pg=(runuser -u postgres --)
+
+say() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
+
+wait_ready() { # url
+  for _ in $(seq 1 600); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.1; done
+  say "$1 never became ready"; return 1
+}
+
+# The market09 binary: MARKET09_BIN, else a release build made here.
+market09_binary() {
+  if [ -n "${MARKET09_BIN:-}" ]; then echo "$MARKET09_BIN"; return; fi
+  (cd "$root" && swift build -c release --product market09 >&2)
+  echo "$root/.build/release/market09"
+}
+
+# A state directory the postgres account may write in.
+make_state() { # directory
+  [ -e "$1" ] && { say "$1 exists: $(basename "$0") down first"; exit 1; }
+  mkdir -p "$1/media"; chmod 0755 "$1"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$1"
+  return 0
+}
+
+# Renders deploy/nginx/market09.conf into DIRECTORY/nginx.conf and starts nginx on it.
+start_nginx() { # directory listen-address instance-port...
+  local dir=$1 address=$2 servers="" port; shift 2
+  for port in "$@"; do servers+="server 127.0.0.1:$port max_fails=1 fail_timeout=2s;"$'\n        '; done
+  "$root/deploy/render" "$root/deploy/nginx/market09.conf" "$dir/nginx.conf" \
+    RUN_DIR="$dir" ERROR_LOG="$dir/nginx.error.log" DAEMON=on LISTEN="$address" SERVERS="$servers"
+  nginx -c "$dir/nginx.conf"
+  wait_ready "http://$address/ready"
+}
+
+stop_nginx() { # directory
+  [ -f "$1/nginx.pid" ] && nginx -c "$1/nginx.conf" -s stop 2>/dev/null || true
+}
+
+# SIGTERM (market09 drains), then SIGKILL whatever is left after 15 s.
+stop_instances() { # directory
+  local file
+  for file in "$1"/market09-*.pid; do [ -f "$file" ] && kill -TERM "$(cat "$file")" 2>/dev/null || true; done
+  for _ in $(seq 1 150); do
+    local alive=0
+    for file in "$1"/market09-*.pid; do [ -f "$file" ] && kill -0 "$(cat "$file")" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && return 0
+    sleep 0.1
+  done
+  for file in "$1"/market09-*.pid; do [ -f "$file" ] && kill -KILL "$(cat "$file")" 2>/dev/null || true; done
+}
