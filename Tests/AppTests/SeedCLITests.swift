@@ -111,6 +111,17 @@ import TestSupport
         await database.drop()
     }
 
+    /// A deployment behind PgBouncer sets the request timeout on the role (or database);
+    /// operators' commands are not requests: they run without it.
+    @Test func operatorCommandsRunWithoutTheRequestTimeoutOfTheirRole() async throws {
+        let database = try await TestDatabase.migrated()
+        _ = try await database.pool.withConnection { try $0.execute("ALTER DATABASE \"\(database.name)\" SET statement_timeout = '5ms'") }
+        let result = try await Market09Process.run(["seed", "bulk", "--posts", "3000", "--users", "400", "--likes", "6000", "--influencers", "50"],
+                                                   environment: ["DATABASE_URL": database.url], directory: try directory())
+        #expect(result.code == 0, "\(result.output)")
+        await database.drop()
+    }
+
     @Test func seedUsageMistakesExit2() async throws {
         let workspace = try directory()
         #expect(try await Market09Process.run(["seed", "bulk", "--posts", "10"], directory: workspace).code == 2)

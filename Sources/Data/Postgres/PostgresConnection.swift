@@ -34,7 +34,9 @@ public final class PostgresConnection {
     /// Opens a connection. `url` is a `postgres://` URI or a libpq key/value string.
     ///
     /// Every session runs in UTC with the ISO date style, which the decoders rely on, without
-    /// parallel query, and with `statementTimeout` as its `statement_timeout` when one is given.
+    /// parallel query, and with `statementTimeout` as its `statement_timeout` when one is
+    /// given: `.zero` for none, whatever the role's default (operators' commands), `nil`
+    /// keeps the role's or database's own.
     public init(url: String, applicationName: String = "market09", connectTimeoutSeconds: Int = 5, statementTimeout: Duration? = nil,
                 mode: StatementMode = .prepared) throws {
         self.mode = mode
@@ -45,7 +47,7 @@ public final class PostgresConnection {
         var options = "-c TimeZone=UTC -c DateStyle=ISO,YMD -c max_parallel_workers_per_gather=0"
         if let statementTimeout {
             let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
-            options += " -c statement_timeout=\(max(1, milliseconds))"
+            options += " -c statement_timeout=\(statementTimeout == .zero ? 0 : max(1, milliseconds))"
         }
         var values = [String(connectTimeoutSeconds), applicationName, url, "UTF8", options]
         if mode == .unnamed {

@@ -22,7 +22,8 @@ public final class PostgresPool: Sendable {
         /// ``PostgresError/Code/poolTimeout`` instead of running for a caller that has
         /// most likely given up (and delaying everyone queued behind it).
         public var maxQueueWait: Duration
-        /// PostgreSQL's `statement_timeout` for every session of the pool (`nil`: none).
+        /// PostgreSQL's `statement_timeout` for every session of the pool (`nil`: the role's
+        /// or database's default; `.zero`: none, whatever that default).
         /// The server's pool sets it so no request holds a connection longer; a statement
         /// cancelled by it fails with ``PostgresError/Code/queryTimeout``. Maintenance work
         /// lifts it for its own transaction (`SET LOCAL statement_timeout = 0`).

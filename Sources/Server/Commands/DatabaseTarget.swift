@@ -32,7 +32,9 @@ struct DatabaseTarget: Sendable {
 
     /// For one-shot commands: resolves the database, runs `body` with a one-connection
     /// pool, then closes the pool and stops a cluster this process started. Errors become
-    /// one line and exit code 1.
+    /// one line and exit code 1. No statement timeout: a deployment behind PgBouncer puts
+    /// the requests' 2 s on the role (deploy/pgbouncer/roles.sql), and a seed, an import or
+    /// a prune is not a request (the bulk seed's rebuild failed after 2 s).
     static func withPool(databaseURL: String?, environment: [String: String], _ body: (PostgresPool) async throws -> Int32) async -> Int32 {
         let logger = Logger(minimumLevel: .warning)
         let database: DatabaseTarget
@@ -41,7 +43,7 @@ struct DatabaseTarget: Sendable {
         } catch {
             return CommandLineInterface.fail(error)
         }
-        let pool = PostgresPool(.init(url: database.url, size: 1))
+        let pool = PostgresPool(.init(url: database.url, size: 1, statementTimeout: .zero))
         let status: Int32
         do {
             status = try await body(pool)
