@@ -1,10 +1,10 @@
 # Sourced by `scripts/cluster bench` and `scripts/compose-direct bench`: the feed, the Top
-# 10 and likes through nginx, with three instances and with one, reading from the replica
+# 10 and likes through the balancer, with three instances and with one, reading from the replica
 # and from the primary. Loads the bulk dataset once per topology (TOPOLOGY_BENCH_POSTS,
 # default 1,000,000, with a tenth as many users and five likes per post), restarts the
 # instances for each read setting and leaves them as `up` made them.
 #
-# The sourcing script provides: state, listen, ports, bin; admin_url and replica_admin_url
+# The sourcing script provides: state, listen, ports, bin, balancer (nginx|haproxy); admin_url and replica_admin_url
 # (superuser URLs of the primary and the replica); primary_pid and replica_pid (functions
 # printing the postmasters' pids); start_instances READ_URLS ("" = reads on the primary);
 # replica_read_url (what start_instances is given for reads on the replica).
@@ -59,13 +59,13 @@ topology_bench() { # name
   mkdir -p "$state/bench"
   PGOPTIONS="-c statement_timeout=0" python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" > "$state/bench/like.lua"
   PGOPTIONS="-c statement_timeout=0" python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" --spread > "$state/bench/like_spread.lua"
-  trap 'stop_nginx "$state/bench"' EXIT
+  trap 'stop_balancer "$state/bench"' EXIT
 
   local rows="$state/bench/rows.tsv" reads instances scenario file; : > "$rows"
   for reads in replica primary; do
     restart_instances "$([ "$reads" = replica ] && echo "$replica_read_url")"
-    # One instance behind the same nginx configuration, on the next port.
-    [ -s "$state/bench/nginx.pid" ] || start_nginx "$state/bench" "127.0.0.1:$((listen + 1))" "${ports[0]}"
+    # One instance behind the same balancer configuration, on the next port.
+    [ -s "$state/bench/$balancer.pid" ] || "start_$balancer" "$state/bench" "127.0.0.1:$((listen + 1))" "${ports[0]}"
     local pids=(); for file in "$state"/market09-*.pid; do pids+=("$(cat "$file")"); done
     for instances in 3 1; do
       local url="http://127.0.0.1:$([ "$instances" = 3 ] && echo "$listen" || echo $((listen + 1)))"

@@ -15,12 +15,23 @@ import TestSupport
                            instances: ["18101", "18102", "18103"]).check { _ in [:] }
     }
 
+    /// The same cluster behind HAProxy (`CLUSTER_BALANCER=haproxy`), which asks every
+    /// instance's `/ready` twice a second: an instance stopped with SIGSTOP (it still accepts
+    /// connections, answers nothing) is taken out, and every request is answered 200 within
+    /// 5 s; behind nginx, which only notices refused connections, a third of them would wait
+    /// 30 s. Then the failover drill as above.
+    @Test func behindHAProxyAHungInstanceIsTakenOutAndTheClusterSurvivesItsPrimary() async throws {
+        try await Topology(script: "scripts/cluster", directoryVariable: "CLUSTER_DIR", portVariable: "CLUSTER_PORT",
+                           instances: ["18101", "18102", "18103"], environment: ["CLUSTER_BALANCER": "haproxy"],
+                           arguments: ["--frozen"]).check { _ in [:] }
+    }
+
     /// `scripts/compose-direct up`: docker-compose.yml's services as processes, each running
     /// the deploy/ file its container runs (PgBouncer in transaction mode in front of the
     /// primary, a streaming replica made by pg_basebackup, three instances, nginx).
     @Test func theComposeTopologyServesThroughTheBalancer() async throws {
         try await Topology(script: "scripts/compose-direct", directoryVariable: "COMPOSE_DIR", portVariable: "COMPOSE_PORT",
-                           instances: ["18111", "18112", "18113"], failover: false).check { state in
+                           instances: ["18111", "18112", "18113"], arguments: ["--no-failover"]).check { state in
             let password = try String(contentsOfFile: state + "/postgres-password", encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             return ["CHECK_PRIMARY_URL": "postgres://market09:\(password)@127.0.0.1:5611/market09"]
@@ -34,13 +45,15 @@ private struct Topology {
     let directoryVariable: String
     let portVariable: String
     let instances: [String]
-    var failover = true
+    var environment: [String: String] = [:]
+    /// For cluster_check.py after the balancer's URL and the instances' ports.
+    var arguments: [String] = []
 
     func check(_ checkEnvironment: (String) throws -> [String: String]) async throws {
         let root = TestDatabase.packageRoot
         let state = "/tmp/m09-topology-" + UUID().uuidString.prefix(8).lowercased()
         let port = String(try RawHTTPClient.connectableFreePort())
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }
         environment[directoryVariable] = state
         environment[portVariable] = port
         environment["MARKET09_BIN"] = try Market09Process.executablePath()
@@ -51,7 +64,7 @@ private struct Topology {
             try #require(up.code == 0, "\(script) up failed:\n\(up.output.suffix(6_000))")
             let check = try await ExternalCommand.run(
                 ["python3", root.appendingPathComponent("Tests/e2e/cluster_check.py").path, "http://127.0.0.1:\(port)"]
-                    + instances + (failover ? [] : ["--no-failover"]),
+                    + instances + arguments,
                 environment: environment.merging(try checkEnvironment(state)) { $1 }, timeoutSeconds: 300)
             #expect(check.code == 0, "the check through \(script) failed:\n\(check.output.suffix(6_000))")
             print(check.output)

@@ -5,11 +5,13 @@ instance reading from a healthy replica, and a kill -9 of the primary during a l
 (503 only while it switches, writes back within 15 s, no like answered 200 lost). Prints
 one line per check; exits 1 on the first failure.
 
-    python3 cluster_check.py http://127.0.0.1:8090 18101 18102 18103
+    python3 cluster_check.py http://127.0.0.1:8090 18101 18102 18103 [--frozen]
     CHECK_PRIMARY_URL=postgres://... python3 cluster_check.py URL PORT PORT PORT --no-failover
 
 The second form checks scripts/compose-direct (no automatic failover there; its primary
-needs a password).
+needs a password). --frozen (a balancer with active health checks) also stops one instance
+with SIGSTOP — it still accepts connections but answers nothing — and expects every
+request through the balancer to be answered 200 within 5 s.
 """
 import concurrent.futures
 import http.client
@@ -28,6 +30,7 @@ STATE = os.environ.get("CLUSTER_DIR", "/tmp/market09-cluster")
 PRIMARY = os.environ.get("CHECK_PRIMARY_URL",
                          "postgresql://market09@127.0.0.1:5501,127.0.0.1:5502/market09?target_session_attrs=read-write&connect_timeout=2")
 FAILOVER = "--no-failover" not in sys.argv[5:]
+FROZEN = "--frozen" in sys.argv[5:]
 MONITOR = "postgresql://autoctl_node@127.0.0.1:5500/pg_auto_failover"
 
 
@@ -119,8 +122,28 @@ def main():
     check(leaders.count(True) == 1, f"one job leader ({leaders})")
     check(all('\nmarket09_replica_healthy{replica="0"} 1' in text for text in metrics), "every instance reads from a healthy replica")
 
+    if FROZEN:
+        frozen()
     if FAILOVER:
         failover(tokens, posts[2:])
+
+
+def frozen():
+    """An instance that hangs: the balancer's checks of /ready time out and take it out."""
+    with open(f"{STATE}/market09-{INSTANCES[0]}.pid") as file:
+        pid = int(file.read().split()[0])
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        # Two failed checks take it out: up to 500 ms to the next check, 1 s for it to time
+        # out, 250 ms to the second (fastinter), 1 s again — under 3 s; 4 s for margin.
+        time.sleep(4)
+        started = time.time()
+        statuses = [request("GET", "/v1/categories")[0] for _ in range(30)]
+        elapsed = time.time() - started
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    check(statuses.count(200) == 30 and elapsed < 5, f"an instance that hangs is taken out: 30 requests, {statuses.count(200)} answered 200 in {elapsed:.1f} s")
+    time.sleep(1.5)  # two good checks bring it back
 
 
 def failover(tokens, posts):

@@ -38,8 +38,20 @@ start_nginx() { # directory listen-address instance-port...
   wait_ready "http://$address/ready"
 }
 
-stop_nginx() { # directory
+# The same with HAProxy (deploy/haproxy/market09.cfg): active checks of every /ready.
+start_haproxy() { # directory listen-address instance-port...
+  local dir=$1 address=$2 servers="" port; shift 2
+  for port in "$@"; do servers+="server m$port 127.0.0.1:$port"$'\n    '; done
+  "$root/deploy/render" "$root/deploy/haproxy/market09.cfg" "$dir/haproxy.cfg" \
+    RUN_DIR="$dir" DAEMON=daemon LISTEN="$address" SERVERS="$servers" DEPLOY_DIR="$root/deploy"
+  haproxy -q -f "$dir/haproxy.cfg"
+  wait_ready "http://$address/ready"
+}
+
+# Stops whichever balancer DIRECTORY holds.
+stop_balancer() { # directory
   [ -f "$1/nginx.pid" ] && nginx -c "$1/nginx.conf" -s stop 2>/dev/null || true
+  [ -f "$1/haproxy.pid" ] && kill -TERM "$(cat "$1/haproxy.pid")" 2>/dev/null || true
 }
 
 # SIGTERM (market09 drains), then SIGKILL whatever is left after 15 s.
