@@ -13,7 +13,7 @@ run=${RUN_DIR:-/tmp/pgbouncer}
 mkdir -p "$run"
 umask 077
 printf '"market09" "%s"\n' "$MARKET09_PASSWORD" > "$run/users.txt"
-"$deploy/render" "$deploy/pgbouncer/pgbouncer.ini" "$run/pgbouncer.ini" \
+sh "$deploy/render" "$deploy/pgbouncer/pgbouncer.ini" "$run/pgbouncer.ini" \
   PRIMARY_HOST="${PRIMARY_HOST:-postgres-primary}" PRIMARY_PORT="${PRIMARY_PORT:-5432}" \
   LISTEN_ADDR="${LISTEN_ADDR:-0.0.0.0}" LISTEN_PORT="${LISTEN_PORT:-6432}" POOL_SIZE="${POOL_SIZE:-20}" RUN_DIR="$run"
 exec pgbouncer "$run/pgbouncer.ini"
