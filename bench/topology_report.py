@@ -3,13 +3,14 @@
 non-2xx, then CPU ticks of the instances, the primary, the replica and the whole box over
 the run) as a Markdown table. CPU per request = ticks x 10 ms / requests.
 
-    topology_report.py TOPOLOGY ROWS DURATION CONNECTIONS POSTS
+    topology_report.py TOPOLOGY BALANCER ROWS DURATION CONNECTIONS POSTS
 """
 import sys
 
-topology, rows_path, duration, connections, posts = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
-print(f"scripts/{topology} bench: wrk -t2 -c{connections} -d{duration}s through nginx, {posts:,} posts; "
-      "nginx, 3 instances, every PostgreSQL server and wrk share the same 2 cores\n")
+topology, balancer, rows_path = sys.argv[1], sys.argv[2], sys.argv[3]
+duration, connections, posts = int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+print(f"scripts/{topology} bench: wrk -t2 -c{connections} -d{duration}s through {balancer}, {posts:,} posts; "
+      f"{balancer}, 3 instances, every PostgreSQL server and wrk share the same 2 cores\n")
 print("| scenario | instances | reads on | rps | p50 ms | p99 ms | non-2xx | box CPU % "
       "| API CPU ms/req | primary CPU ms/req | replica CPU ms/req |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")

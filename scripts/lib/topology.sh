@@ -51,7 +51,9 @@ start_haproxy() { # directory listen-address instance-port...
 # Stops whichever balancer DIRECTORY holds.
 stop_balancer() { # directory
   [ -f "$1/nginx.pid" ] && nginx -c "$1/nginx.conf" -s stop 2>/dev/null || true
-  [ -f "$1/haproxy.pid" ] && kill -TERM "$(cat "$1/haproxy.pid")" 2>/dev/null || true
+  # HAProxy leaves its pid file behind: removed here, so a pid file means it runs.
+  [ -f "$1/haproxy.pid" ] && { kill -TERM "$(cat "$1/haproxy.pid")" 2>/dev/null || true; rm -f "$1/haproxy.pid"; }
+  return 0
 }
 
 # SIGTERM (market09 drains), then SIGKILL whatever is left after 15 s.
