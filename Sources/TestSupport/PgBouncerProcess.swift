@@ -2,7 +2,8 @@ import Data
 import Foundation
 
 /// PgBouncer (Debian's 1.18) in transaction mode in front of a test cluster, on a loopback
-/// port of its own, run in the foreground and stopped with the test.
+/// port of its own, run in the foreground and stopped with the test — through
+/// `deploy/pgbouncer/start.sh`, so the tests run the configuration that ships.
 public final class PgBouncerProcess: Sendable {
     /// The child.
     public let process: ChildProcess
@@ -21,32 +22,23 @@ public final class PgBouncerProcess: Sendable {
         directory = cluster.postgres.directory.deletingLastPathComponent().appendingPathComponent("pgb-" + UUID().uuidString.prefix(8).lowercased()).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let port = try RawHTTPClient.connectableFreePort()
-        let configuration = """
-            [databases]
-            market09 = host=\(cluster.postgres.socketDirectory.path) port=5432 dbname=market09
-            [pgbouncer]
-            listen_addr = 127.0.0.1
-            listen_port = \(port)
-            unix_socket_dir =
-            auth_type = scram-sha-256
-            auth_file = \(directory)/users.txt
-            pool_mode = transaction
-            default_pool_size = \(serverConnections)
-            max_client_conn = 500
-            server_login_retry = 1
-            logfile = \(directory)/pgbouncer.log
-            """
-        try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory + "/pgbouncer.ini"))
-        try Data("\"market09\" \"\(password)\"\n".utf8).write(to: URL(fileURLWithPath: directory + "/users.txt"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = "/usr/sbin:" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["PRIMARY_HOST"] = cluster.postgres.socketDirectory.path  // a unix socket directory
+        environment["PRIMARY_PORT"] = "5432"
+        environment["LISTEN_ADDR"] = "127.0.0.1"
+        environment["LISTEN_PORT"] = String(port)
+        environment["POOL_SIZE"] = String(serverConnections)
+        environment["MARKET09_PASSWORD"] = password
+        environment["RUN_DIR"] = directory
         // PgBouncer will not run as root: as the account that owns the cluster, then.
-        var command = ["/usr/sbin/pgbouncer", directory + "/pgbouncer.ini"]
+        let script = TestDatabase.packageRoot.appendingPathComponent("deploy/pgbouncer/start.sh").path
+        var command = ["/bin/sh", script]
         if geteuid() == 0, let account = getpwnam("postgres") {
-            for path in [directory, directory + "/pgbouncer.ini", directory + "/users.txt"] {
-                _ = chown(path, account.pointee.pw_uid, account.pointee.pw_gid)
-            }
+            _ = chown(directory, account.pointee.pw_uid, account.pointee.pw_gid)
             command = ["/usr/sbin/runuser", "-u", "postgres", "--"] + command
         }
-        process = try ChildProcess(command, environment: ProcessInfo.processInfo.environment, directory: directory,
+        process = try ChildProcess(command, environment: environment, directory: directory,
                                    outputPath: directory + "/stdout.log")
         url = "postgresql://market09:\(password)@127.0.0.1:\(port)/market09"
         let deadline = Date().addingTimeInterval(10)
