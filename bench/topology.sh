@@ -22,14 +22,14 @@ cpu_ticks() { # pid... : user + system ticks of these processes and their childr
   echo "$total"
 }
 # Set-up is not a request: no statement timeout, whatever the role's (compose's is 2 s).
-# Only here: market09 itself must not inherit PGOPTIONS (PgBouncer refuses `options`).
-setup_psql() { PGOPTIONS="-c statement_timeout=0" psql "$@"; }
+# Per command: market09 itself must not inherit PGOPTIONS (PgBouncer refuses `options`).
+no_timeout() { PGOPTIONS="-c statement_timeout=0" "$@"; }
 box_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 
 restart_instances() { # read URLs
   stop_instances "$state"
   start_instances "$1"
-  local port; for port in "${ports[@]}"; do wait_ready "http://127.0.0.1:$port/ready"; done
+  wait_instances
   # HAProxy takes a stopped instance out and brings it back after two good checks of
   # /ready (~1 s): measuring sooner measured its 503s (2,351 in the first run).
   [ "$balancer" = haproxy ] && sleep 2
@@ -41,7 +41,7 @@ load_dataset() { # posts
   say "loading $1 posts, $(($1 / 10)) users, $(($1 * 5)) likes (once)"
   local started=$SECONDS
   DATABASE_URL="$admin_url" "$bin" seed bulk --posts "$1" --users $(($1 / 10)) --likes $(($1 * 5)) >&2
-  setup_psql -XAtq "$admin_url" -c "VACUUM ANALYZE"
+  no_timeout psql -XAtq "$admin_url" -c "VACUUM ANALYZE"
   say "loaded in $((SECONDS - started)) s"
   touch "$state/bench-loaded"
 }
@@ -52,17 +52,17 @@ topology_bench() { # name
   local duration=${DURATION:-10} connections=${CONNECTIONS:-64} posts=${TOPOLOGY_BENCH_POSTS:-1000000}
   load_dataset "$posts"
   # The replica must hold the dataset before anything is measured on it.
-  local position; position=$(setup_psql -XAtq "$admin_url" -c "SELECT pg_current_wal_lsn()")
-  until [ "$(setup_psql -XAtq "$replica_admin_url" -c "SELECT pg_last_wal_replay_lsn() >= '$position'")" = t ]; do sleep 0.5; done
+  local position; position=$(no_timeout psql -XAtq "$admin_url" -c "SELECT pg_current_wal_lsn()")
+  until [ "$(no_timeout psql -XAtq "$replica_admin_url" -c "SELECT pg_last_wal_replay_lsn() >= '$position'")" = t ]; do sleep 0.5; done
 
   local secret viewer post token
   secret=$(cat "$state/jwt-secret")
-  viewer=$(setup_psql -XAtq "$admin_url" -c "SELECT id FROM users WHERE NOT is_anonymous ORDER BY id OFFSET 1000 LIMIT 1")
-  post=$(setup_psql -XAtq "$admin_url" -c "SELECT id FROM posts ORDER BY id OFFSET $((posts / 2)) LIMIT 1")
+  viewer=$(no_timeout psql -XAtq "$admin_url" -c "SELECT id FROM users WHERE NOT is_anonymous ORDER BY id OFFSET 1000 LIMIT 1")
+  post=$(no_timeout psql -XAtq "$admin_url" -c "SELECT id FROM posts ORDER BY id OFFSET $((posts / 2)) LIMIT 1")
   token=$(python3 "$root/bench/token.py" "$secret" "$viewer")
   mkdir -p "$state/bench"
-  PGOPTIONS="-c statement_timeout=0" python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" > "$state/bench/like.lua"
-  PGOPTIONS="-c statement_timeout=0" python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" --spread > "$state/bench/like_spread.lua"
+  no_timeout python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" > "$state/bench/like.lua"
+  no_timeout python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" --spread > "$state/bench/like_spread.lua"
   trap 'stop_balancer "$state/bench"' EXIT
 
   local rows="$state/bench/rows.tsv" reads instances scenario file; : > "$rows"

@@ -14,6 +14,10 @@ wait_ready() { # url
   say "$1 never became ready"; return 1
 }
 
+wait_instances() { # every port of $ports
+  local port; for port in "${ports[@]}"; do wait_ready "http://127.0.0.1:$port/ready"; done
+}
+
 # The market09 binary: MARKET09_BIN, else a release build made here.
 market09_binary() {
   if [ -n "${MARKET09_BIN:-}" ]; then echo "$MARKET09_BIN"; return; fi
