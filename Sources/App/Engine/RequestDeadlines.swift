@@ -37,7 +37,11 @@ final class RequestDeadlines: Sendable {
     /// comes before it closes the descriptor, and the watchdog shuts sockets down under
     /// this lock: a descriptor number reused by a later connection is never hit.
     private let open = Mutex<[ObjectIdentifier: Connection]>([:])
-    private let watchdog = Mutex<Task<Void, Never>?>(nil)
+    /// The watchdog: a timer on a dispatch queue of its own, not a task: a task waits its
+    /// turn on the cooperative pool's two threads (one per core) behind every request and
+    /// test in the process, and a loaded test run once left two trickling connections open
+    /// for 10 s past a 1 s deadline.
+    private let watchdog = Mutex<(any DispatchSourceTimer)?>(nil)
 
     init(configuration: HTTPServerConfiguration) {
         headerTimeout = UInt64(configuration.headerTimeoutSeconds) * 1_000_000_000
@@ -46,14 +50,15 @@ final class RequestDeadlines: Sendable {
     }
 
     /// Starts checking deadlines every `interval`.
-    func start(interval: Duration = .milliseconds(250)) {
-        let task = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                self?.enforce()
-            }
+    func start(interval: DispatchTimeInterval = .milliseconds(250)) {
+        watchdog.withLock { watchdog in
+            watchdog?.cancel()
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "market09.request-deadlines"))
+            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(50))
+            timer.setEventHandler { [weak self] in self?.enforce() }
+            timer.resume()
+            watchdog = timer
         }
-        watchdog.withLock { $0 = task }
     }
 
     /// Stops checking.
