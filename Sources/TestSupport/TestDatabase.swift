@@ -75,8 +75,14 @@ public struct TestDatabase: Sendable {
             try connection.execute(script: "CREATE DATABASE \(name) TEMPLATE \(template)")
         }
         let url = try url(database: name)
-        return TestDatabase(name: name, url: url, pool: PostgresPool(.init(url: url, size: 4)))
+        return TestDatabase(name: name, url: url, pool: PostgresPool(.init(url: url, size: 4, connectTimeoutSeconds: connectTimeoutSeconds)))
     }
+
+    /// Connection timeouts of the test harness's own connections: generous, because what
+    /// they time the machine, not the code under test. (A CI run on a loaded machine failed
+    /// 30 tests at once: the connection that builds their shared template timed out at
+    /// libpq's usual 5 s.)
+    static let connectTimeoutSeconds = 30
 
     static func adminURL() throws -> String {
         guard let url = ProcessInfo.processInfo.environment["MARKET09_TEST_DATABASE_URL"], !url.isEmpty else {
@@ -88,7 +94,7 @@ public struct TestDatabase: Sendable {
     static func admin<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         let url = try adminURL()
         return try await BlockingWork.run(name: "test-admin") {
-            let connection = try PostgresConnection(url: url)
+            let connection = try PostgresConnection(url: url, connectTimeoutSeconds: connectTimeoutSeconds)
             defer { connection.close() }
             return try body(connection)
         }
@@ -99,6 +105,7 @@ public struct TestDatabase: Sendable {
         static let shared = Template()
         private var creation: Task<String, any Error>?
 
+        /// The template's name; a failed creation is not kept, so the next test tries again.
         func name() async throws -> String {
             if let creation { return try await creation.value }
             let task = Task<String, any Error> {
@@ -106,7 +113,8 @@ public struct TestDatabase: Sendable {
                 try await TestDatabase.admin { connection in
                     try connection.execute(script: "CREATE DATABASE \(name) TEMPLATE template0")
                 }
-                let pool = PostgresPool(.init(url: try TestDatabase.url(database: name), size: 1))
+                let pool = PostgresPool(.init(url: try TestDatabase.url(database: name), size: 1,
+                                              connectTimeoutSeconds: TestDatabase.connectTimeoutSeconds))
                 do {
                     try await Migrator(pool: pool, migrations: TestDatabase.migrations()).migrate()
                 } catch {
@@ -117,7 +125,12 @@ public struct TestDatabase: Sendable {
                 return name
             }
             creation = task
-            return try await task.value
+            do {
+                return try await task.value
+            } catch {
+                if creation == task { creation = nil }
+                throw error
+            }
         }
     }
 }
