@@ -105,6 +105,7 @@ public struct PostgresBulkSeeder: Sendable {
                 DELETE FROM feed_ranks;
                 INSERT INTO feed_ranks (day, post_id, category_id, rank)
                     SELECT d.day, p.id, p.category_id, feed_rank(p.id, d.day) FROM posts p JOIN feed_days d ON p.group_buying_end >= d.day_start;
+                UPDATE feed_days SET built_through = NULL;
                 SELECT post_day_counts_rebuild();
                 -- Without the row trigger that counts each tag: 3 M upserts of ~1,000 rows in
                 -- one transaction leave version chains of up to 77 k per row that every later
