@@ -12,7 +12,7 @@
 ALTER TABLE feed_days ADD COLUMN built_through bigint;
 
 -- One step of building `p_day`'s order: ranks up to `p_batch` open posts from
--- `built_through` on. Returns true once the day is complete.
+-- `built_through` on (at least one). Returns true once the day is complete.
 CREATE FUNCTION feed_day_build_step(p_day date, p_day_start timestamptz, p_batch integer) RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -28,7 +28,7 @@ BEGIN
     END IF;
     -- The first open post after this step's batch (NULL: the batch reaches the end).
     SELECT id INTO v_until FROM posts WHERE id >= v_from AND group_buying_end >= p_day_start
-        ORDER BY id OFFSET p_batch LIMIT 1;
+        ORDER BY id OFFSET greatest(p_batch, 1) LIMIT 1;
     INSERT INTO feed_ranks (day, post_id, category_id, rank)
         SELECT p_day, id, category_id, feed_rank(id, p_day) FROM posts
         WHERE id >= v_from AND (v_until IS NULL OR id < v_until) AND group_buying_end >= p_day_start
@@ -61,7 +61,7 @@ CREATE FUNCTION feed_days_discard_step(p_before date, p_batch integer) RETURNS b
 LANGUAGE plpgsql AS $$
 BEGIN
     DELETE FROM feed_ranks WHERE (day, post_id) IN
-        (SELECT day, post_id FROM feed_ranks WHERE day < p_before LIMIT p_batch);
+        (SELECT day, post_id FROM feed_ranks WHERE day < p_before LIMIT greatest(p_batch, 1));
     IF FOUND THEN
         RETURN false;
     END IF;
