@@ -107,15 +107,11 @@ public struct PostgresBulkSeeder: Sendable {
                     SELECT d.day, p.id, p.category_id, feed_rank(p.id, d.day) FROM posts p JOIN feed_days d ON p.group_buying_end >= d.day_start;
                 UPDATE feed_days SET built_through = NULL;
                 SELECT post_day_counts_rebuild();
-                -- Without the row trigger that counts each tag: 3 M upserts of ~1,000 rows in
-                -- one transaction leave version chains of up to 77 k per row that every later
-                -- upsert walks (over 10 minutes on 1 M posts); the counts are made just below.
-                SET session_replication_role = replica;
+                -- One statement, whose trigger counts each tag once (migration 0027; counted
+                -- per row, 3 M upserts of ~1,000 rows in one transaction walked each other's
+                -- row versions for over 10 minutes on 1 M posts).
                 INSERT INTO post_hashtags (tag, post_id, posted_at)
                     SELECT DISTINCT t, p.id, p.posted_at FROM posts p, unnest(p.hashtags) t ON CONFLICT DO NOTHING;
-                SET session_replication_role = origin;
-                INSERT INTO hashtag_counts (tag, posts) SELECT tag, count(*) FROM post_hashtags GROUP BY tag
-                    ON CONFLICT (tag) DO UPDATE SET posts = EXCLUDED.posts;
                 SELECT post_window_bounds_widen(max(group_buying_end - group_buying_start), min(group_buying_start - posted_at),
                                                 max(group_buying_start - posted_at)) FROM posts;
                 ANALYZE;
