@@ -79,4 +79,21 @@ import TestSupport
             }
         }
     }
+
+    @Test func aPGOPTIONSInTheEnvironmentDoesNotReachPgBouncer() async throws {
+        try await withPgBouncer(serverConnections: 1) { _, bouncer in
+            // libpq sends PGOPTIONS as start-up `options` unless the connection names its own,
+            // and PgBouncer refuses the connection for it.
+            let directory = "/tmp/m09-pgoptions-" + UUID().uuidString.prefix(8).lowercased()
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let server = try Market09Process(["serve"], environment: [
+                "DATABASE_URL": bouncer.url, "DATABASE_STATEMENTS": "unnamed", "MIGRATE_ON_START": "false",
+                "PGOPTIONS": "-c work_mem=64MB", "JWT_SECRET": TestApp.secret, "PORT": "0",
+            ], directory: directory)
+            let port = try await server.waitUntilListening()
+            #expect(try await RawHTTPClient.request("GET", "/v1/categories", port: port).status == 200)
+            _ = try await server.stop()
+        }
+    }
 }
