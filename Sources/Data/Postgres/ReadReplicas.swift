@@ -27,7 +27,7 @@ public enum ReadConsistency {
 /// primary's WAL insert position is sampled, and a replica's lag is the age of the oldest
 /// sample it has not replayed (zero when it has replayed the newest: an idle primary makes
 /// no lag, unlike `now() - pg_last_xact_replay_timestamp()`). A replica is therefore used
-/// only with a lag below `maxLag` plus one poll interval.
+/// only while its data is at most `maxLag` plus two poll intervals old, polls late or not.
 public final class ReadReplicas: ReadPoolSource, Sendable {
     /// One replica as last polled.
     public struct Status: Sendable {
@@ -47,6 +47,9 @@ public final class ReadReplicas: ReadPoolSource, Sendable {
     private struct State {
         var samples: [(at: ContinuousClock.Instant, position: WALPosition)] = []
         var statuses: [Status]
+        /// Each replica's lag as last measured, and when.
+        var lags: [Duration?] = []
+        var polledAt: ContinuousClock.Instant?
     }
 
     public let primary: PostgresPool
@@ -68,12 +71,17 @@ public final class ReadReplicas: ReadPoolSource, Sendable {
     }
 
     /// A healthy replica that has replayed ``ReadConsistency/after`` (in turn), else the primary.
+    /// Its lag as last polled plus the time since must stay within the lag bound plus two
+    /// polls (what `m09_read_after` lasts): the poll is a task, and a busy or paused process
+    /// runs it late, so reads then go to the primary until the next poll.
     public func readPool() -> PostgresPool {
         let after = ReadConsistency.after
+        let now = ContinuousClock.now
         let usable: [Int] = state.withLock { state in
-            state.statuses.indices.filter { index in
+            guard let polledAt = state.polledAt else { return [] }
+            return state.statuses.indices.filter { index in
                 let status = state.statuses[index]
-                guard status.healthy else { return false }
+                guard status.healthy, let lag = state.lags[index], lag + (now - polledAt) <= maxLag + pollInterval * 2 else { return false }
                 guard let after else { return true }
                 return status.replayed.map { $0 >= after } ?? false
             }
@@ -119,11 +127,17 @@ public final class ReadReplicas: ReadPoolSource, Sendable {
         if let position = try? await writePosition() {
             state.withLock { state in
                 state.samples.append((now, position))
-                // Kept while they can still decide a lag under the bound.
-                state.samples.removeAll { now - $0.at > maxLag * 2 + pollInterval * 2 }
+                // Kept while they can still decide a lag under the bound, and the newest of
+                // the older ones too: a replica that has not replayed even that one is
+                // further behind than the bound. (Without it, after a gap between polls
+                // longer than the window, a replica far behind measured no lag at all.)
+                if let older = state.samples.lastIndex(where: { now - $0.at > maxLag * 2 + pollInterval * 2 }), older > 0 {
+                    state.samples.removeFirst(older)
+                }
             }
         }
         var statuses: [Status] = []
+        var lags: [Duration?] = []
         for replica in replicas {
             let polled: (inRecovery: Bool, replayed: WALPosition?)? = try? await replica.pool.statement { connection in
                 let row = try connection.query("SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text").first!
@@ -131,6 +145,7 @@ public final class ReadReplicas: ReadPoolSource, Sendable {
             }
             guard let polled, polled.inRecovery, let replayed = polled.replayed else {
                 statuses.append(Status(url: replica.url, healthy: false, lagSeconds: nil, replayed: nil))
+                lags.append(nil)
                 continue
             }
             let lag = state.withLock { state -> Duration? in
@@ -141,7 +156,12 @@ public final class ReadReplicas: ReadPoolSource, Sendable {
             }
             let seconds = lag.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
             statuses.append(Status(url: replica.url, healthy: lag.map { $0 <= maxLag } ?? false, lagSeconds: seconds, replayed: replayed))
+            lags.append(lag)
         }
-        state.withLock { $0.statuses = statuses }
+        state.withLock { state in
+            state.statuses = statuses
+            state.lags = lags
+            state.polledAt = now
+        }
     }
 }
