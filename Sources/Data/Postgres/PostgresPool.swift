@@ -43,6 +43,8 @@ public final class PostgresPool: Sendable {
     }
 
     private let configuration: Configuration
+    /// What it was made with (its URL for connections of another kind to the same server).
+    public var settings: Configuration { configuration }
     private let queue: JobQueue
 
     /// Starts `configuration.size` threads; connections open lazily on first use.
