@@ -65,8 +65,11 @@ BEGIN
     IF FOUND THEN
         RETURN false;
     END IF;
-    PERFORM pg_advisory_xact_lock(feed_lock_key());
-    DELETE FROM feed_days WHERE day < p_before;
+    -- Most passes find no old day: they take no lock.
+    IF EXISTS (SELECT 1 FROM feed_days WHERE day < p_before) THEN
+        PERFORM pg_advisory_xact_lock(feed_lock_key());
+        DELETE FROM feed_days WHERE day < p_before;
+    END IF;
     RETURN true;
 END;
 $$;
