@@ -19,6 +19,10 @@ DECLARE
     v_from bigint;
     v_until bigint;
 BEGIN
+    -- A complete day stays complete: no lock to find that out.
+    IF EXISTS (SELECT 1 FROM feed_days WHERE day = p_day AND built_through IS NULL) THEN
+        RETURN true;
+    END IF;
     -- Exclusive against post writes (which share the lock), so none is half-seen by a step.
     PERFORM pg_advisory_xact_lock(feed_lock_key());
     INSERT INTO feed_days (day, day_start, built_through) VALUES (p_day, p_day_start, 0) ON CONFLICT (day) DO NOTHING;
