@@ -92,11 +92,13 @@ final class ReplicaLagMonitor: Sendable {
         for index in replicas.indices { repeatOnThread("market09-lag-\(index)") { $0.observe(index) } }
     }
 
-    /// Stops the threads, waits for them, and closes the connections.
+    /// Stops the threads (if started), waits for them, and closes the connections (also
+    /// those of measurements made without threads).
     func stop() async {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        for _ in 0...replicas.count { wake.signal() }
-        _ = try? await BlockingWork.run { [threads] in threads.wait() }
+        if running.exchange(false, ordering: .acquiringAndReleasing) {
+            for _ in 0...replicas.count { wake.signal() }
+            _ = try? await BlockingWork.run { [threads] in threads.wait() }
+        }
         primary.close()
         replicas.forEach { $0.close() }
     }
