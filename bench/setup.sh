@@ -43,7 +43,7 @@ DATABASE_URL="$url" .build/release/market09 migrate >&2
 psql -X -q "$url" -c "VACUUM ANALYZE"
 # The server runs as deployed: default LOG_LEVEL (info), so every request is logged to
 # bench/.data/server.log (nginx below runs with access_log off: the ratio is conservative).
-env DATABASE_URL="$url" JWT_SECRET="$secret" PORT=18090 DATABASE_POOL_SIZE="${POOL_SIZE:-4}" \
+env DATABASE_URL="$url" JWT_SECRET="$secret" PORT=18090 METRICS_PORT=19090 DATABASE_POOL_SIZE="${POOL_SIZE:-4}" \
   HTTP_THREADS="${HTTP_THREADS:-2}" RATE_LIMIT_TOKEN_PER_5_MINUTES=1000000 MAX_CONNECTIONS_PER_ADDRESS=0 "${server_env[@]}" \
   .build/release/market09 serve 2>"$data/server.log" &
 server_pid=$!

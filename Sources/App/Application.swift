@@ -127,15 +127,13 @@ public enum Application {
         return health.routes + MediaController(uploads: uploads).routes + v1.map { $0.mounted(at: "/v1") } + compatible
     }
 
-    /// The request pipeline with every route mounted, `GET /metrics` when `metrics` are
-    /// given (serve passes them unless they have a port of their own), and the contract
-    /// and its reference page when `docs` are.
+    /// The request pipeline with every route mounted, and the contract and its reference
+    /// page when `docs` are given. `/metrics` is not among them: it has a listener of its own.
     public static func makeResponder(dependencies: Dependencies, auth: AuthSettings, cors: CORSPolicy, logger: Logger,
-                                     gzipLevel: Int = 1, metrics: Metrics? = nil, docs: DocsController? = nil,
+                                     gzipLevel: Int = 1, docs: DocsController? = nil,
                                      readYourWrites: ReadYourWrites? = nil) -> RoutingResponder {
-        let scrape = metrics.map { MetricsController(metrics: $0).routes } ?? []
         let contract = docs?.routes ?? []
-        return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + scrape + contract, cors: cors,
+        return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + contract, cors: cors,
                                 logger: logger, gzipLevel: gzipLevel, readYourWrites: readYourWrites)
     }
 }

@@ -48,8 +48,20 @@ public struct Configuration: Sendable {
     public var gzipLevel = 1
     /// Whether `GET /metrics` is served.
     public var metricsEnabled = true
-    /// A port of its own for `/metrics` (then absent from the API's port), on ``http``'s host.
+    /// The listener of `/metrics`, never the API's: loopback by default, so only this
+    /// machine (or, in a container, its own network namespace) can scrape.
+    public var metricsHost = "127.0.0.1"
+    /// Its port; `nil`: ``defaultMetricsPort``, or any free port when the API's is 0.
     public var metricsPort: Int?
+    /// A bearer token scrapes must send, for a metrics listener others can reach.
+    public var metricsToken: String?
+    /// The metrics port when none is set (OpenTelemetry's Prometheus exporter's).
+    public static let defaultMetricsPort = 9464
+
+    /// The port `/metrics` listens on.
+    public var effectiveMetricsPort: Int {
+        metricsPort ?? (http.port == 0 ? 0 : Self.defaultMetricsPort)
+    }
     /// The contract served at `/openapi.yaml`; `nil`: `openapi.yaml` beside the executable
     /// or in a parent directory.
     public var openAPIPath: String?
@@ -115,8 +127,10 @@ public struct Configuration: Sendable {
         Variable(name: "JOB_LEASE_SECONDS", defaultValue: "10", summary: "Lease of the one instance running background jobs (renewed every third)."),
         Variable(name: "CORS_ALLOWED_ORIGINS", defaultValue: "(none)", summary: "Comma-separated origins, or *; unset disables CORS."),
         Variable(name: "GZIP_LEVEL", defaultValue: "1", summary: "zlib level (1–9) for JSON answers of 1 KB or more to clients accepting gzip; 0: off (a proxy compresses)."),
-        Variable(name: "METRICS", defaultValue: "true", summary: "Serve GET /metrics in Prometheus' text format (true/false)."),
-        Variable(name: "METRICS_PORT", defaultValue: "(API port)", summary: "Serve /metrics on this port instead (same HOST), not on the API's."),
+        Variable(name: "METRICS", defaultValue: "true", summary: "Serve GET /metrics in Prometheus' text format (true/false), on a listener of its own."),
+        Variable(name: "METRICS_HOST", defaultValue: "127.0.0.1", summary: "Address of the metrics listener (never the API's port; 0.0.0.0 in a container scraped from its network)."),
+        Variable(name: "METRICS_PORT", defaultValue: "9464", summary: "Port of the metrics listener (0: any free one; 0 too when PORT is 0)."),
+        Variable(name: "METRICS_TOKEN", defaultValue: "(none)", summary: "Bearer token scrapes must send (at least 16 characters); set it when others can reach METRICS_HOST."),
         Variable(name: "OPENAPI_PATH", defaultValue: "(found)", summary: "The contract served at /openapi.yaml, /openapi.json and /docs; default: openapi.yaml beside the executable or a parent."),
         Variable(name: "DOCS_ASSETS_URL", defaultValue: "(jsDelivr)", summary: "Base URL of swagger-ui.css and swagger-ui-bundle.js for /docs."),
         Variable(name: "DOCS_ASSETS_DIR", defaultValue: "(none)", summary: "A local directory with those two files, served under /docs/assets/ (offline use)."),
@@ -186,7 +200,10 @@ public struct Configuration: Sendable {
         configuration.migrateOnStart = try reader.boolean("MIGRATE_ON_START") ?? configuration.migrateOnStart
         configuration.gzipLevel = try reader.integer("GZIP_LEVEL", in: 0...9) ?? configuration.gzipLevel
         configuration.metricsEnabled = try reader.boolean("METRICS") ?? configuration.metricsEnabled
+        configuration.metricsHost = try reader.string("METRICS_HOST") { ListeningSocket.isAddress($0) ? nil : "expected an IPv4 or IPv6 address" }
+            ?? configuration.metricsHost
         configuration.metricsPort = try reader.integer("METRICS_PORT", in: 0...65535)
+        configuration.metricsToken = try reader.string("METRICS_TOKEN") { $0.utf8.count >= 16 && !$0.contains(" ") ? nil : "expected at least 16 characters without spaces" }
         configuration.openAPIPath = try reader.string("OPENAPI_PATH")
         configuration.docsAssetsURL = try reader.string("DOCS_ASSETS_URL") { $0.hasPrefix("https://") || $0.hasPrefix("http://") || $0.hasPrefix("/") ? nil : "expected an http(s) URL or an absolute path" }
             ?? configuration.docsAssetsURL

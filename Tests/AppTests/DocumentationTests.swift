@@ -32,7 +32,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: assets) }
         for name in ["swagger-ui.css", "swagger-ui-bundle.js"] { try Data().write(to: assets.appendingPathComponent(name)) }
         let routes = Application.makeResponder(dependencies: dependencies, auth: testAuth, cors: CORSPolicy(allowedOrigins: []),
-                                               logger: LogCapture().logger, metrics: Metrics(),
+                                               logger: LogCapture().logger,
                                                docs: try DocsController(contract: contract, assets: .directory(assets.path))).routes
         let mounted = Set(routes.map { "\($0.method) \($0.pattern)" })
 

@@ -13,8 +13,8 @@ import TestSupport
         let database = try await TestDatabase.migrated()
         let directory = "/tmp/m09-metrics-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0",
-                                                                  "METRICS_PORT": "0"], directory: directory)
+        let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0"],
+                                         directory: directory)
         let port = try await server.waitUntilListening()
         let metricsPort = try #require(try await server.waitForLine(message: "metrics listening")["port"] as? Int)
 
@@ -54,7 +54,7 @@ import TestSupport
         }
         for name in ["market09_http_requests_in_flight", "market09_db_pool_busy", "market09_db_pool_queued", "market09_db_pool_wait_seconds_count",
                      "market09_db_statement_timeouts_total", "market09_revocation_poll_age_seconds", "process_resident_memory_bytes",
-                     "process_cpu_seconds_total", #"market09_job_runs_total{job="revocation poll"}"#, #"market09_job_runs_total{job="feed maintenance"}"#] {
+                     "process_cpu_seconds_total", #"market09_job_runs_total{job="revocation_poll"}"#, #"market09_job_runs_total{job="feed_maintenance"}"#] {
             #expect(text.contains("\n" + name + " ") || text.contains("\n" + name + "{"), "\(name) missing")
         }
 
@@ -63,18 +63,86 @@ import TestSupport
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    @Test func withoutAMetricsPortTheyAreOnTheAPIPortAndMetricsFalseTurnsThemOff() async throws {
+    @Test func metricsAreNeverOnTheAPIPortAndATokenGuardsTheirOwn() async throws {
         let database = try await TestDatabase.migrated()
-        for (setting, status) in [("true", 200), ("false", 404)] {
+        let token = "scrape-token-0123456789"
+        for (environment, scrape) in [([String: String](), 200), (["METRICS_TOKEN": token], 401), (["METRICS": "false"], 0)] {
             let directory = "/tmp/m09-metrics-" + UUID().uuidString.prefix(8).lowercased()
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0",
-                                                                      "METRICS": setting, "MIGRATE_ON_START": "false"], directory: directory)
+                                                                      "MIGRATE_ON_START": "false"].merging(environment) { $1 }, directory: directory)
             let port = try await server.waitUntilListening()
-            #expect(try await RawHTTPClient.request("GET", "/metrics", port: port).status == status, "METRICS=\(setting)")
+            #expect(try await RawHTTPClient.request("GET", "/metrics", port: port).status == 404, "\(environment): /metrics on the API port")
+            if scrape == 0 {
+                #expect(!server.process.output().contains("metrics listening"))
+            } else {
+                let line = try await server.waitForLine(message: "metrics listening")
+                #expect(line["host"] as? String == "127.0.0.1")
+                let metricsPort = try #require(line["port"] as? Int)
+                let anonymous = try await RawHTTPClient.request("GET", "/metrics", port: metricsPort)
+                #expect(anonymous.status == scrape, "\(environment)")
+                if scrape == 401 {
+                    #expect(try await RawHTTPClient.request("GET", "/metrics", port: metricsPort, headers: [("Authorization", "Bearer wrong-token-0123456789")]).status == 401)
+                    #expect(try await RawHTTPClient.request("GET", "/metrics", port: metricsPort, headers: [("Authorization", "Bearer " + token)]).status == 200)
+                }
+            }
             #expect(try await server.stop(signal: SIGTERM) == 0)
             try? FileManager.default.removeItem(atPath: directory)
         }
         await database.drop()
+    }
+
+    /// The attack: no account, invented methods. Before, 600 requests with 4 KB methods made
+    /// 604 method labels, a 40 MB page and a 5.9 s rendering on an engine thread.
+    @Test func inventedMethodsAre501AndNeverBecomeLabelsOrLogLines() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = "/tmp/m09-metrics-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0",
+                                                                  "MIGRATE_ON_START": "false", "METRICS_PORT": "0"], directory: directory)
+        let port = try await server.waitUntilListening()
+        let metricsPort = try #require(try await server.waitForLine(message: "metrics listening")["port"] as? Int)
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        for round in 0..<200 {
+            let length = round % 2 == 0 ? 4_000 : 12
+            let method = String((0..<length).map { _ in letters.randomElement()! })
+            for path in ["/health", "/v1/posts", "/nowhere-\(round)"] {
+                let answer = try await RawHTTPClient.request(method, path, port: port)
+                let code = try answer.jsonObject()["error"] as? String
+                #expect(answer.status == 501 && code == "method_not_implemented", "\(answer.status)")
+            }
+        }
+        #expect(try await RawHTTPClient.request("GET", "/health", port: port).status == 200)
+        let scrape = try await RawHTTPClient.request("GET", "/metrics", port: metricsPort)
+        let text = String(decoding: scrape.body, as: UTF8.self)
+        #expect(scrape.status == 200 && scrape.body.count < 64 << 10, "a scrape of \(scrape.body.count) bytes")
+        let methods = Set(text.matches(of: /method="([^"]*)"/).map { String($0.1) })
+        #expect(methods.isSubset(of: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"]), "\(methods.prefix(5))")
+        #expect(text.contains(#"market09_http_requests_total{method="other",route="unmatched",status="501"} 600"#))
+        #expect(!text.contains("nowhere"))
+        // The access log names the method `other`, never the 4 KB text.
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        let log = server.process.output()
+        #expect(!log.contains(String(repeating: "A", count: 40)) && log.contains(#""method":"other""#))
+        await database.drop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Whatever labels the server is given, each family keeps at most `maxSeries` series.
+    @Test func everyFamilyIsBoundedWhateverItIsGiven() {
+        let metrics = Metrics()
+        for index in 0..<3_000 {
+            metrics.recordRequest(route: "/route-\(index)", method: "GET", status: 200, seconds: 0.001)
+            metrics.increment(.errors, "code_\(index)")
+            metrics.increment(.jobRuns, "job with spaces \(index)")
+        }
+        let text = metrics.render()
+        let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let requests = samples.filter { $0.hasPrefix("market09_http_requests_total{") }
+        #expect(requests.count <= 1_001)
+        #expect(requests.contains { $0.contains(#"route="other""#) })
+        #expect(samples.filter { $0.hasPrefix("market09_http_errors_total{") }.count <= 3_001)
+        #expect(!text.contains("job with spaces"), "label values are names without spaces")
+        #expect(text.utf8.count < 2 << 20)
     }
 }

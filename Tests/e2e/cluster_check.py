@@ -112,10 +112,13 @@ def main():
     check(all(request("GET", "/v1/me", token=session["access_token"], port=port)[0] == 401 for port in INSTANCES),
           "logout refused by all three instances after 1 s")
 
-    # Exactly one instance runs the jobs; every one reads from its replica.
+    # Exactly one instance runs the jobs; every one reads from its replica. Metrics are on
+    # each instance's own metrics port (its API port + 1000, loopback), never through the balancer.
+    status, _, _ = request("GET", "/metrics")
+    check(status == 404, f"/metrics is not served through the balancer ({status})")
     metrics = []
     for port in INSTANCES:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection = http.client.HTTPConnection("127.0.0.1", port + 1000, timeout=10)
         connection.request("GET", "/metrics")
         metrics.append(connection.getresponse().read().decode())
     leaders = ["\nmarket09_job_leader 1" in text for text in metrics]

@@ -80,7 +80,7 @@ extension Exchange {
             if let errorCode { metrics.increment(.errors, errorCode) }
         }
         logger.info("request", [
-            "method": .string(method),
+            "method": .string(HTTPMethod.label(method)),
             "path": .string(path),
             "status": .int(status),
             "duration_ms": .double((seconds * 1_000_000).rounded() / 1000),

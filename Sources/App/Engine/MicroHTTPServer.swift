@@ -130,6 +130,15 @@ public final class MicroHTTPServer: Sendable {
         }
     }
 
+    /// RFC 9110's answer to a method the server does not know (not 405: no route could
+    /// ever allow it).
+    private static let methodNotImplemented: HTTPResponse = {
+        var response = HTTPResponse.error(status: 501, code: "method_not_implemented",
+                                          message: "The method is not one of \(HTTPMethod.served.sorted().joined(separator: ", ")).")
+        response.headers.set("Connection", "close")
+        return response
+    }()
+
     private static let shuttingDown: HTTPResponse = {
         var response = HTTPResponse.error(status: 503, code: "shutting_down", message: "The server is shutting down; retry on another instance.")
         response.headers.set("Connection", "close")
@@ -207,6 +216,7 @@ public final class MicroHTTPServer: Sendable {
 
     private func earlyRejection(connection: OpaquePointer, exchange: Exchange) -> HTTPResponse? {
         if state.withLock({ $0.draining }) { return Self.shuttingDown }
+        guard HTTPMethod.served.contains(exchange.method) else { return Self.methodNotImplemented }
         var headerBytes = 0
         ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headerBytes += name.utf8.count + value.utf8.count + 4 }
         if headerBytes > configuration.maxHeaderBytes {

@@ -23,10 +23,12 @@ public final class RepeatingJob: Sendable {
         self.interval = interval
         self.logger = logger
         self.leadership = leadership
-        self.pass = { [name] in
-            metrics?.increment(.jobRuns, name)
+        // Label values are names without spaces (`auth_housekeeping`).
+        let label = name.replacingOccurrences(of: " ", with: "_")
+        self.pass = {
+            metrics?.increment(.jobRuns, label)
             do { try await pass() } catch {
-                metrics?.increment(.jobFailures, name)
+                metrics?.increment(.jobFailures, label)
                 throw error
             }
         }

@@ -120,14 +120,22 @@ enum ServeCommand {
         }
     }
 
-    /// `GET /metrics` alone, on a port of its own (one engine thread, no database).
-    private static func serveMetrics(_ metrics: Metrics, port: Int, _ configuration: Configuration, lifecycle: Lifecycle, logger: Logger) throws {
+    /// `GET /metrics` alone, on a listener of its own (one engine thread, no database):
+    /// never on the API's port, where any client could read it.
+    private static func serveMetrics(_ metrics: Metrics, _ configuration: Configuration, lifecycle: Lifecycle, logger: Logger) throws {
         var http = configuration.http
-        http.port = port
+        http.host = configuration.metricsHost
+        http.port = configuration.effectiveMetricsPort
         http.threads = 1
-        let responder = RoutingResponder(routes: MetricsController(metrics: metrics).routes, cors: CORSPolicy(allowedOrigins: []), logger: logger, gzipLevel: 0)
+        http.maxConnections = 64
+        let routes = MetricsController(metrics: metrics, token: configuration.metricsToken).routes
+        let responder = RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logger, gzipLevel: 0)
         let server = MicroHTTPServer(configuration: http, responder: responder, logger: logger)
-        try server.start()
+        do {
+            try server.start()
+        } catch {
+            throw ConfigurationError(name: "METRICS_PORT", reason: "cannot listen on \(http.host):\(http.port) (\(error)); set METRICS_PORT (0: any free port) or METRICS=false")
+        }
         lifecycle.started("metrics http") { await server.shutdown(gracePeriod: .seconds(1)) }
         logger.info("metrics listening", ["host": .string(http.host), "port": .int(server.port)])
     }
@@ -211,10 +219,9 @@ enum ServeCommand {
             dependencies: dependencies, auth: auth,
             cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
             logger: logger, gzipLevel: configuration.gzipLevel,
-            metrics: configuration.metricsPort == nil ? metrics : nil,
             docs: try docs(configuration, executablePath: executablePath, logger: logger),
             readYourWrites: replicas.map { ReadYourWrites(replicas: $0, window: .milliseconds(configuration.replicaMaxLagMilliseconds) + .milliseconds(400)) })
-        if let metrics, let port = configuration.metricsPort { try serveMetrics(metrics, port: port, configuration, lifecycle: lifecycle, logger: logger) }
+        if let metrics { try serveMetrics(metrics, configuration, lifecycle: lifecycle, logger: logger) }
         var http = configuration.http
         http.spooledBodies = media.spooledBodies
         http.spoolDirectory = media.directory + "/incoming"

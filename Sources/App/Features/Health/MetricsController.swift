@@ -1,30 +1,42 @@
+import Data
 import Foundation
 import Synchronization
 
-/// `GET /metrics`: the server's metrics in Prometheus' text format. Answered on the engine
-/// thread that read the request, so a scrape still answers while every database
-/// connection is busy (when an operator most needs it).
+/// `GET /metrics`: the server's metrics in Prometheus' text format, on a listener of its
+/// own (`METRICS_HOST:METRICS_PORT`, loopback by default), never on the API's port: a
+/// stranger there watched another user's failed sign-ins move the error counters.
 ///
-/// A rendering is served for up to a second: rendering takes ~2 ms of CPU (the bench's
-/// `metrics` row: 981 scrapes/s used 195 % CPU), so on the API's port anyone could turn
-/// scrapes into load on the engine threads. Prometheus scrapes every 15 s or so.
+/// Rendered in a task, never on an engine thread, and served for up to a second: with
+/// every label value from a fixed set and each family bounded (``Metrics/maxSeries``) a
+/// rendering costs ~2 ms, but 981 scrapes/s once used 195 % CPU.
 public final class MetricsController: Sendable {
     /// The content type Prometheus' text format is served with.
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     private let metrics: Metrics
+    private let token: [UInt8]?
     private let rendered = Mutex<(at: ContinuousClock.Instant, body: Data)?>(nil)
 
-    /// A controller serving `metrics`.
-    public init(metrics: Metrics) {
+    /// A controller serving `metrics`; with `token`, scrapes must send
+    /// `Authorization: Bearer <token>` (Prometheus' `authorization` setting).
+    public init(metrics: Metrics, token: String? = nil) {
         self.metrics = metrics
+        self.token = token.map { Array("Bearer \($0)".utf8) }
     }
 
-    /// The one route, for the API's port or a port of its own.
+    /// The one route.
     public var routes: [Route] {
         [
-            Route(immediate: "GET", "/metrics") { [self] _ in
-                HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", Self.contentType)]), body: body())
+            Route("GET", "/metrics") { [self] request in
+                if let token {
+                    let sent = Array((request.headers["Authorization"] ?? "").utf8)
+                    guard sent.count == token.count, CryptoPrimitives.constantTimeEquals(sent, token) else {
+                        var refusal = HTTPResponse.error(status: 401, code: "invalid_token", message: "Scrapes need the metrics bearer token.")
+                        refusal.headers.set("WWW-Authenticate", "Bearer realm=\"metrics\"")
+                        return refusal
+                    }
+                }
+                return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", Self.contentType)]), body: body())
             },
         ]
     }
