@@ -50,6 +50,38 @@ import TestSupport
         }
     }
 
+    /// Before: an anonymous account requested a name early, the lookup failed it, and every
+    /// later request for the name got the old `200 failed`, for good.
+    @Test func aFailedRequestStandsForItsCoolOffThenAnyoneMayRequestTheNameAgain() async throws {
+        try await withTestApp { app async throws in
+            let (_, early) = try await app.user(anonymous: true)
+            let (_, later) = try await app.user()
+            let requests = PostgresInfluencerRequestRepository(pool: app.database.pool)
+            let body: [String: any Sendable] = ["instagram_username": "early.bird"]
+            let first = try await app.send("POST", "/v1/influencer-requests", json: body, token: early)
+            let id = try #require(first.json["id"] as? Int)
+            _ = try await requests.fail(id: id, reason: .insufficientFollowers)
+            let standing = try await app.send("POST", "/v1/influencer-requests", json: body, token: later)
+            #expect(standing.status == 200 && standing.json["status"] as? String == "failed" && standing.json["reason"] as? String == "insufficient_followers")
+
+            try await app.database.pool.withConnection { try $0.execute("UPDATE influencer_requests SET updated_at = now() - interval '25 hours'") }
+            let again = try await app.send("POST", "/v1/influencer-requests", json: body, token: later)
+            #expect(again.status == 202 && again.json["status"] as? String == "processing" && again.json["id"] as? Int == id, "\(again.text)")
+            #expect(again.json["reason"] is NSNull)
+            let reopened = try #require(try await requests.request(idOrUsername: "early.bird"))
+            #expect(reopened.attempts == 0)
+            let mine = try await app.send("GET", "/v1/influencer-requests/mine", token: later)
+            #expect((mine.json["data"] as? [[String: any Sendable]])?.first?["username"] as? String == "early.bird")
+            #expect(try await app.send("GET", "/v1/influencer-requests/mine", token: early).json["total"] as? Int == 0)
+
+            // An admin's rejection is a decision, not a failure: it stands.
+            _ = try await requests.fail(id: id, reason: .rejected)
+            try await app.database.pool.withConnection { try $0.execute("UPDATE influencer_requests SET updated_at = now() - interval '25 hours'") }
+            let rejected = try await app.send("POST", "/v1/influencer-requests", json: body, token: early)
+            #expect(rejected.status == 200 && rejected.json["reason"] as? String == "rejected")
+        }
+    }
+
     /// The profile service's answers, by username.
     private static func fakeLookup(calls: Counter) -> RoutingResponder {
         let profiles: [String: String] = [
@@ -126,8 +158,9 @@ import TestSupport
         let requests = PostgresInfluencerRequestRepository(pool: database.pool)
         let user = UUID()
         try await database.pool.withConnection { try $0.execute("INSERT INTO users (id, is_anonymous, role) VALUES ($1, true, 'user')", [user]) }
-        _ = try await requests.submit(username: "to.approve", by: UserID(rawValue: user), openLimit: 10)
-        _ = try await requests.submit(username: "to.reject", by: UserID(rawValue: user), openLimit: 10)
+        for name in ["to.approve", "to.reject", "failed.first"] {
+            _ = try await requests.submit(username: name, by: UserID(rawValue: user), openLimit: 10, retryAfter: 86_400)
+        }
 
         let listed = try await Market09Process.run(["admin", "influencer-requests", "list", "--status", "processing"], environment: environment, directory: directory)
         #expect(listed.code == 0 && listed.output.contains("to.approve  processing") && listed.output.contains("to.reject  processing"), "\(listed.output)")
@@ -138,6 +171,15 @@ import TestSupport
         #expect(rejected.code == 0 && rejected.output.contains("to.reject  failed (rejected)"), "\(rejected.output)")
         #expect(try await Market09Process.run(["admin", "influencer-requests", "reject", "to.reject"], environment: environment, directory: directory).code == 1)
         #expect(try await Market09Process.run(["admin", "influencer-requests", "approve", "nobody"], environment: environment, directory: directory).code == 1)
+        // Before, a failed request could be neither approved nor retried ("is failed already").
+        let retried = try await Market09Process.run(["admin", "influencer-requests", "retry", "to.reject"], environment: environment, directory: directory)
+        #expect(retried.code == 0 && retried.output.contains("to.reject  processing"), "\(retried.output)")
+        let failed = try #require(try await requests.request(idOrUsername: "failed.first"))
+        _ = try await requests.fail(id: failed.id, reason: .insufficientFollowers)
+        let approvedAfterFailing = try await Market09Process.run(["admin", "influencer-requests", "approve", "failed.first"], environment: environment,
+                                                                 directory: directory)
+        #expect(approvedAfterFailing.code == 0 && approvedAfterFailing.output.contains("failed.first  approved"), "\(approvedAfterFailing.output)")
+        #expect(try await Market09Process.run(["admin", "influencer-requests", "retry", "to.approve"], environment: environment, directory: directory).code == 1)
         #expect(try await Market09Process.run(["admin", "influencer-requests", "list", "--status", "odd"], environment: environment, directory: directory).code == 2)
         #expect(try await Market09Process.run(["admin", "influencer-requests", "approve", "x", "--external-url", "ftp://x"], environment: environment,
                                               directory: directory).code == 2)

@@ -22,14 +22,19 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
 
     /// The requester's row is locked before the open requests are counted, in a statement
     /// of its own (see PostgresFollowRepository.follow), so concurrent submissions of one
-    /// account are counted one at a time.
-    public func submit(username: String, by user: UserID, openLimit: Int) async throws -> (request: InfluencerRequest, created: Bool) {
+    /// account are counted one at a time. A request that failed `retryAfter` seconds ago
+    /// or more (and was not rejected by an admin) is taken over by this requester.
+    public func submit(username: String, by user: UserID, openLimit: Int, retryAfter: TimeInterval) async throws -> (request: InfluencerRequest, created: Bool) {
         try await pool.transaction { connection in
             guard try connection.query("SELECT 1 FROM influencers WHERE username = $1", [username]).first == nil else {
                 throw DomainError.conflict("influencer")
             }
             let existing = "SELECT \(Self.columns) FROM influencer_requests r WHERE r.username = $1"
-            if let row = try connection.query(existing, [username]).first { return (try Self.decode(row), false) }
+            let stale = try connection.query("""
+                SELECT r.id FROM influencer_requests r
+                WHERE r.username = $1 AND r.status = 'failed' AND r.reason <> 'rejected' AND r.updated_at <= now() - $2 * interval '1 second'
+                """, [username, retryAfter]).first
+            if stale == nil, let row = try connection.query(existing, [username]).first { return (try Self.decode(row), false) }
             guard try connection.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [user.rawValue]).first != nil else {
                 throw DomainError.notFound("user")
             }
@@ -37,6 +42,18 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
                 "SELECT count(*)::int FROM influencer_requests WHERE requested_by = $1 AND status = 'processing'", [user.rawValue]).first!.decode(0)
             guard open < openLimit else {
                 throw DomainError.limitReached("influencer_request", message: "At most \(openLimit) requests may be processing at once; wait for one to finish.")
+            }
+            if let stale {
+                // Still failed and stale under the row lock: another submission may have reopened it meanwhile.
+                if let row = try connection.query("""
+                    UPDATE influencer_requests r SET status = 'processing', reason = NULL, attempts = 0, next_attempt_at = now(),
+                           leased_until = NULL, requested_by = $2, updated_at = now()
+                    WHERE r.id = $1 AND r.status = 'failed' AND r.reason <> 'rejected' AND r.updated_at <= now() - $3 * interval '1 second'
+                    RETURNING \(Self.columns)
+                    """, [try stale.decode(0, as: Int.self), user.rawValue, retryAfter]).first {
+                    return (try Self.decode(row), true)
+                }
+                return (try Self.decode(try connection.query(existing, [username]).first!), false)
             }
             // Another request for the name may have committed since the look above.
             if let row = try connection.query("""
@@ -91,7 +108,7 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
 
     public func approve(id: Int, profile: InstagramProfile) async throws -> InfluencerRequest? {
         try await pool.transaction { connection in
-            guard let row = try connection.query("SELECT username FROM influencer_requests WHERE id = $1 AND status = 'processing' FOR UPDATE",
+            guard let row = try connection.query("SELECT username FROM influencer_requests WHERE id = $1 AND status <> 'approved' FOR UPDATE",
                                                  [id]).first else { return nil }
             let username: String = try row.decode(0)
             let created = try connection.query("""
@@ -100,7 +117,7 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
                 """, [username, profile.fullName, profile.biography, profile.profilePicURL, profile.followersCount, profile.externalURL]).first
             let influencer: Int = try (created ?? connection.query("SELECT id FROM influencers WHERE username = $1", [username]).first!).decode(0)
             return try connection.query("""
-                UPDATE influencer_requests r SET status = 'approved', influencer_id = $2, leased_until = NULL, updated_at = now()
+                UPDATE influencer_requests r SET status = 'approved', reason = NULL, influencer_id = $2, leased_until = NULL, updated_at = now()
                 WHERE r.id = $1 RETURNING \(Self.columns)
                 """, [id, influencer]).first.map(Self.decode)
         }
@@ -112,6 +129,16 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
                 UPDATE influencer_requests r SET status = 'failed', reason = $2, leased_until = NULL, updated_at = now()
                 WHERE r.id = $1 AND r.status = 'processing' RETURNING \(Self.columns)
                 """, [id, reason.rawValue]).first.map(Self.decode)
+        }
+    }
+
+    public func reopen(id: Int) async throws -> InfluencerRequest? {
+        try await pool.statement { connection in
+            try connection.query("""
+                UPDATE influencer_requests r SET status = 'processing', reason = NULL, attempts = 0, next_attempt_at = now(),
+                       leased_until = NULL, updated_at = now()
+                WHERE r.id = $1 AND r.status <> 'approved' RETURNING \(Self.columns)
+                """, [id]).first.map(Self.decode)
         }
     }
 

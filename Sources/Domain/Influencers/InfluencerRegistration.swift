@@ -3,10 +3,12 @@ import Foundation
 /// Storage of influencer requests.
 public protocol InfluencerRequestRepository: Sendable {
     /// Records a request for `username` unless one exists (returned with `created: false`);
-    /// ``DomainError/conflict(_:)`` (`influencer`) when the influencer exists already;
-    /// ``DomainError/limitReached(_:message:)`` when `user` has `openLimit` requests
-    /// processing. One request per username however many arrive at once.
-    func submit(username: String, by user: UserID, openLimit: Int) async throws -> (request: InfluencerRequest, created: Bool)
+    /// a request that failed (not one an admin rejected) at least `retryAfter` seconds ago
+    /// is opened again for `user` instead (`created: true`). ``DomainError/conflict(_:)``
+    /// (`influencer`) when the influencer exists already; ``DomainError/limitReached(_:message:)``
+    /// when `user` has `openLimit` requests processing. One request per username however
+    /// many arrive at once.
+    func submit(username: String, by user: UserID, openLimit: Int, retryAfter: TimeInterval) async throws -> (request: InfluencerRequest, created: Bool)
     /// The user's requests, newest first.
     func requests(of user: UserID, offset: Int, limit: Int) async throws -> Page<InfluencerRequest>
     /// Requests, newest first, optionally of one status (admins).
@@ -16,9 +18,12 @@ public protocol InfluencerRequestRepository: Sendable {
     /// Leases up to `limit` processing requests due at `now` for `lease` seconds (each
     /// counted as an attempt): a leased request is claimed by no other instance.
     func claimDue(limit: Int, lease: TimeInterval, now: Date) async throws -> [InfluencerRequest]
-    /// Approves a processing request: the influencer is created from `profile` (or the one
-    /// of that username kept); `nil` when the request is not processing.
+    /// Approves a request that is processing or failed: the influencer is created from
+    /// `profile` (or the one of that username kept); `nil` when it is approved already.
     func approve(id: Int, profile: InstagramProfile) async throws -> InfluencerRequest?
+    /// Opens a failed (or processing) request again for a fresh check, its attempts
+    /// counted from zero (admins); `nil` when it is approved already.
+    func reopen(id: Int) async throws -> InfluencerRequest?
     /// Fails a processing request with `reason`; `nil` when it is not processing.
     func fail(id: Int, reason: InfluencerRequest.Failure) async throws -> InfluencerRequest?
     /// Puts a leased request back, due at `at`.
@@ -30,16 +35,23 @@ public struct InfluencerRegistration: Sendable {
     /// Requests one account may have processing at once: each costs a lookup of an outside
     /// service, and anonymous accounts may request too.
     public static let openLimit = 10
+    /// How long a failed request stands before anyone may request the name again: an
+    /// anonymous account that requested a name early (and failed it) once blocked it for good.
+    public static let defaultRetryAfter: TimeInterval = 86_400
 
     private let requests: any InfluencerRequestRepository
+    private let retryAfter: TimeInterval
 
-    public init(requests: any InfluencerRequestRepository) {
+    public init(requests: any InfluencerRequestRepository, retryAfter: TimeInterval = InfluencerRegistration.defaultRetryAfter) {
         self.requests = requests
+        self.retryAfter = retryAfter
     }
 
-    /// Submits `rawUsername` (normalised); `created` is false when it was requested before.
+    /// Submits `rawUsername` (normalised); `created` is false when it was requested before
+    /// and that request still stands.
     public func submit(_ rawUsername: String, by requester: Principal) async throws -> (request: InfluencerRequest, created: Bool) {
-        try await requests.submit(username: try InstagramUsername.normalized(rawUsername), by: requester.userID, openLimit: Self.openLimit)
+        try await requests.submit(username: try InstagramUsername.normalized(rawUsername), by: requester.userID, openLimit: Self.openLimit,
+                                  retryAfter: retryAfter)
     }
 
     /// The caller's requests.

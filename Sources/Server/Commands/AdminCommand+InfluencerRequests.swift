@@ -2,17 +2,19 @@ import Data
 import Domain
 import Foundation
 
-/// `market09 admin influencer-requests list|approve|reject`: what the profile lookup does,
-/// by hand (and all there is when no lookup is configured).
+/// `market09 admin influencer-requests list|approve|reject|retry`: what the profile lookup
+/// does, by hand (and all there is when no lookup is configured). Any request not approved
+/// yet may be approved, rejected or retried, failed ones included.
 extension AdminCommand {
     static func influencerRequests(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
-        guard let action = arguments.first else { throw UsageError("influencer-requests needs list, approve or reject") }
+        guard let action = arguments.first else { throw UsageError("influencer-requests needs list, approve, reject or retry") }
         let rest = Array(arguments.dropFirst())
         switch action {
         case "list": return try await listRequests(rest, environment)
         case "approve": return try await approveRequest(rest, environment)
         case "reject": return try await rejectRequest(rest, environment)
-        default: throw UsageError("unknown influencer-requests action '\(action)' (list, approve, reject)")
+        case "retry": return try await retryRequest(rest, environment)
+        default: throw UsageError("unknown influencer-requests action '\(action)' (list, approve, reject, retry)")
         }
     }
 
@@ -46,7 +48,7 @@ extension AdminCommand {
             let profile = InstagramProfile(username: request.username, fullName: parsed.option("full-name"), biography: parsed.option("biography"),
                                            profilePicURL: parsed.option("profile-pic-url"), followersCount: followers,
                                            externalURL: parsed.option("external-url")).storable
-            guard let approved = try await requests.approve(id: request.id, profile: profile) else { return notProcessing(request) }
+            guard let approved = try await requests.approve(id: request.id, profile: profile) else { return alreadyApproved(request) }
             CommandLineInterface.printLine(describe(approved))
             return 0
         }
@@ -70,6 +72,20 @@ extension AdminCommand {
         }
     }
 
+    /// Opens a request again for the lookup (a failed one, or one stuck retrying), its
+    /// attempts counted from zero.
+    private static func retryRequest(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, options: ["database-url"])
+        let target = try parsed.positionals("<id|username>")[0]
+        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+            let requests = PostgresInfluencerRequestRepository(pool: pool)
+            guard let request = try await requests.request(idOrUsername: target) else { return notFound(target) }
+            guard let reopened = try await requests.reopen(id: request.id) else { return alreadyApproved(request) }
+            CommandLineInterface.printLine(describe(reopened))
+            return 0
+        }
+    }
+
     private static func describe(_ request: InfluencerRequest) -> String {
         var line = "\(request.id)  \(request.username)  \(request.status.rawValue)"
         if let reason = request.reason { line += " (\(reason.rawValue))" }
@@ -84,6 +100,11 @@ extension AdminCommand {
 
     private static func notProcessing(_ request: InfluencerRequest) -> Int32 {
         CommandLineInterface.printError("market09: error: influencer request \(request.username) is \(request.status.rawValue) already")
+        return 1
+    }
+
+    private static func alreadyApproved(_ request: InfluencerRequest) -> Int32 {
+        CommandLineInterface.printError("market09: error: influencer request \(request.username) is approved already")
         return 1
     }
 }
