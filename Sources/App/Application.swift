@@ -31,6 +31,8 @@ public enum Application {
         public var follows: any FollowRepository
         /// Requests to add influencers.
         public var influencerRequests: any InfluencerRequestRepository
+        /// How long a failed influencer request stands before the name may be requested again.
+        public var influencerRequestRetryAfter: TimeInterval = InfluencerRegistration.defaultRetryAfter
         /// Uploaded images.
         public var media: any MediaLibrary
         /// Where uploads go and how they are addressed.
@@ -112,16 +114,19 @@ public enum Application {
             influencers: Influencers(influencers: deps.influencers, feed: browse), authenticator: authenticator, categories: resolver, now: deps.now)
         let follows = FollowsController(follows: Follows(follows: deps.follows), authenticator: authenticator, now: deps.now)
         let uploads = Uploads(library: deps.media, now: deps.now)
-        let uploadsController = UploadsController(uploads: uploads, settings: deps.mediaSettings, authenticator: authenticator,
-                                                  workers: deps.fileWorkers)
+        // Without shared counters (one instance) uploads are counted in this instance's memory.
+        let admission = UploadAdmission(library: deps.media, counters: deps.rateLimitCounters ?? LocalRateLimitCounters(),
+                                        limits: deps.mediaSettings.limits, now: deps.now)
+        let uploadsController = UploadsController(uploads: uploads, admission: admission, settings: deps.mediaSettings,
+                                                  authenticator: authenticator, workers: deps.fileWorkers)
         let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes + follows.routes
             + uploadsController.routes
-            + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests), authenticator: authenticator).routes
+            + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter), authenticator: authenticator).routes
         let compatible = deps.supabase.map { settings in
             SupabaseRoutes(settings: settings, errors: ErrorResponses(logger: logger)).routes(
                 authentication: authentication, profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator,
                 revocations: deps.revocations, auth: auth, limits: limits, posts: posts, feed: browse, follows: Follows(follows: deps.follows),
-                influencers: Influencers(influencers: deps.influencers, feed: browse), registration: InfluencerRegistration(requests: deps.influencerRequests),
+                influencers: Influencers(influencers: deps.influencers, feed: browse), registration: InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter),
                 uploads: uploadsController, categories: resolver, now: deps.now)
         } ?? []
         return health.routes + MediaController(uploads: uploads).routes + v1.map { $0.mounted(at: "/v1") } + compatible

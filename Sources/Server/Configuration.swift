@@ -73,6 +73,8 @@ public struct Configuration: Sendable {
     public var mediaDirectory: String?
     public var mediaBaseURL: String?
     public var maxUploadBytes = 10 << 20
+    /// What one account may upload, and the store's reserve.
+    public var uploadLimits = UploadLimits()
     /// The profile lookup verifying influencer requests; `nil`: requests wait for an admin.
     public var profileLookupURL: URL?
     public var profileLookupToken: String?
@@ -80,13 +82,15 @@ public struct Configuration: Sendable {
     public var supabaseAnonKey: String?
     /// What a profile needs to become an influencer.
     public var verificationRules = VerificationRules()
+    /// Seconds a failed influencer request stands before anyone may request the name again.
+    public var influencerRequestRetryAfterSeconds = Int(InfluencerRegistration.defaultRetryAfter)
 
     /// Where uploads go and how they are addressed: `MEDIA_DIR` or `<data dir>/media`;
     /// `MEDIA_BASE_URL` or this server's own address.
     public var media: MediaSettings {
         let host = ["0.0.0.0", "::"].contains(http.host) ? "localhost" : http.host.contains(":") ? "[\(http.host)]" : http.host
         return MediaSettings(directory: mediaDirectory ?? dataDirectory + "/media", maxUploadBytes: maxUploadBytes,
-                             publicBaseURL: mediaBaseURL ?? "http://\(host):\(http.port)")
+                             publicBaseURL: mediaBaseURL ?? "http://\(host):\(http.port)", limits: uploadLimits)
     }
 
     /// The defaults, as documented in ``variables``.
@@ -137,12 +141,17 @@ public struct Configuration: Sendable {
         Variable(name: "MEDIA_DIR", defaultValue: "(data dir)/media", summary: "Where uploaded images are stored (content-addressed files)."),
         Variable(name: "MEDIA_BASE_URL", defaultValue: "http://HOST:PORT", summary: "Public base URL of /media/ in upload answers, e.g. https://api.09market.kr."),
         Variable(name: "MAX_UPLOAD_BYTES", defaultValue: "10485760", summary: "Largest uploaded file; larger gets 413 file_too_large."),
+        Variable(name: "UPLOADS_PER_HOUR", defaultValue: "30", summary: "Uploads per account per hour; more get 429 upload_rate_limited."),
+        Variable(name: "UPLOAD_BYTES_PER_DAY", defaultValue: "104857600", summary: "Bytes per account per 24 hours (as declared); more get 429 upload_quota_exceeded."),
+        Variable(name: "UPLOAD_MIN_FREE_BYTES", defaultValue: "1073741824", summary: "Free space the media disk keeps; below it uploads get 507 before a byte is written."),
+        Variable(name: "UPLOAD_MAX_UNREFERENCED_BYTES", defaultValue: "2147483648", summary: "Bytes of uploads no post or profile refers to yet, in all; beyond it uploads get 507."),
         Variable(name: "PROFILE_LOOKUP_URL", defaultValue: "(none)", summary: "Instagram profile lookup checking influencer requests (see README); unset: requests wait for an admin."),
         Variable(name: "PROFILE_LOOKUP_TOKEN", defaultValue: "(none)", summary: "Bearer token sent to the profile lookup."),
         Variable(name: "SUPABASE_ANON_KEY", defaultValue: "(none)", summary: "Mounts /auth/v1, /functions/v1 and /rest/v1 for the unmodified 09Market app; requests must carry it as apikey."),
         Variable(name: "INFLUENCER_MIN_FOLLOWERS", defaultValue: "10000", summary: "Followers a requested influencer needs."),
         Variable(name: "INFLUENCER_REQUIRE_PUBLIC", defaultValue: "true", summary: "Refuse private accounts (true/false)."),
         Variable(name: "INFLUENCER_REQUIRE_EXTERNAL_URL", defaultValue: "true", summary: "Refuse profiles without an external URL (true/false)."),
+        Variable(name: "INFLUENCER_REQUEST_RETRY_AFTER_SECONDS", defaultValue: "86400", summary: "A failed request for a name stands this long; then anyone may request it again (admins: retry)."),
         Variable(name: "MIGRATE_ON_START", defaultValue: "true", summary: "Apply pending migrations before serving (true/false)."),
         Variable(name: "MIGRATIONS_DIR", defaultValue: "(found)", summary: "SQL migrations; default: migrations/ beside the executable or a parent."),
         Variable(name: "LOG_LEVEL", defaultValue: "info", summary: "debug, info, warning or error."),
@@ -213,6 +222,12 @@ public struct Configuration: Sendable {
             ($0.hasPrefix("https://") || $0.hasPrefix("http://")) && !$0.hasSuffix("/") ? nil : "expected an http(s) URL without a trailing /"
         }
         configuration.maxUploadBytes = try reader.integer("MAX_UPLOAD_BYTES", in: 1024...(1 << 30)) ?? configuration.maxUploadBytes
+        let limits = configuration.uploadLimits
+        configuration.uploadLimits.perHour = try reader.integer("UPLOADS_PER_HOUR", in: 1...1_000_000) ?? limits.perHour
+        configuration.uploadLimits.bytesPerDay = try reader.integer("UPLOAD_BYTES_PER_DAY", in: 1024...(1 << 41)) ?? limits.bytesPerDay
+        configuration.uploadLimits.minimumFreeBytes = try reader.integer("UPLOAD_MIN_FREE_BYTES", in: 0...(1 << 50)) ?? limits.minimumFreeBytes
+        configuration.uploadLimits.maximumUnreferencedBytes = try reader.integer("UPLOAD_MAX_UNREFERENCED_BYTES", in: 0...(1 << 50))
+            ?? limits.maximumUnreferencedBytes
         configuration.profileLookupURL = try reader.string("PROFILE_LOOKUP_URL") { $0.hasPrefix("https://") || $0.hasPrefix("http://") ? nil : "expected an http(s) URL" }
             .flatMap(URL.init(string:))
         configuration.profileLookupToken = try reader.string("PROFILE_LOOKUP_TOKEN")
@@ -222,6 +237,8 @@ public struct Configuration: Sendable {
         configuration.verificationRules.requirePublic = try reader.boolean("INFLUENCER_REQUIRE_PUBLIC") ?? configuration.verificationRules.requirePublic
         configuration.verificationRules.requireExternalURL = try reader.boolean("INFLUENCER_REQUIRE_EXTERNAL_URL")
             ?? configuration.verificationRules.requireExternalURL
+        configuration.influencerRequestRetryAfterSeconds = try reader.integer("INFLUENCER_REQUEST_RETRY_AFTER_SECONDS", in: 0...(365 * 86_400))
+            ?? configuration.influencerRequestRetryAfterSeconds
         if let text = try reader.string("LOG_LEVEL") {
             guard let level = Logger.Level(name: text) else {
                 throw ConfigurationError(name: "LOG_LEVEL", reason: "'\(text)' is not debug, info, warning or error")

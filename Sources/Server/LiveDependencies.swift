@@ -11,8 +11,10 @@ extension Application.Dependencies {
                             metrics: Metrics? = nil) -> Self {
         let now: @Sendable () -> Date = { Date() }
         // Two threads for upload file work (copying a part, hashing, renaming), at most
-        // 64 waiting: more answer 503 busy.
+        // 64 waiting: more answer 503 busy. Serving reads (a stat each) and the free-space
+        // reading have two of their own, so /media never waits behind uploads.
         let fileWorkers = BoundedWorkers(name: "media", threads: 2, queueLimit: 64)
+        let mediaReaders = BoundedWorkers(name: "media-read", threads: 2, queueLimit: 256)
         return Self(
             categories: PostgresCategoryRepository(pool: pool, reads: reads), readiness: pool,
             users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool),
@@ -23,7 +25,7 @@ extension Application.Dependencies {
             posts: PostgresPostRepository(pool: pool, reads: reads), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool, reads: reads),
             influencers: PostgresInfluencerRepository(pool: pool, reads: reads), follows: PostgresFollowRepository(pool: pool, reads: reads),
             influencerRequests: PostgresInfluencerRequestRepository(pool: pool),
-            media: FileMediaLibrary(directory: media.directory, pool: pool, workers: fileWorkers), mediaSettings: media, fileWorkers: fileWorkers,
+            media: FileMediaLibrary(directory: media.directory, pool: pool, workers: fileWorkers, readers: mediaReaders), mediaSettings: media, fileWorkers: fileWorkers,
             idempotency: PostgresIdempotencyStore(pool: pool),
             revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime),
                                             logger: logger, metrics: metrics),

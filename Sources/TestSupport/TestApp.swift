@@ -30,13 +30,23 @@ public struct TestApp: Sendable {
         configure: (inout AuthSettings) -> Void = { _ in },
         idTokens: (any IDTokenVerifier)? = nil,
         passwords: (any PasswordHasher)? = nil,
-        clock: TestClock = TestClock()
+        clock: TestClock = TestClock(),
+        media: MediaSettings = TestApp.media()
     ) async throws -> TestApp {
         let database = try await TestDatabase.migrated()
         var auth = AuthSettings(signingKeys: [AuthSettings.key(secret: secret)])
         auth.passwordIterations = 1_000
         configure(&auth)
-        return try await make(database: database, auth: auth, idTokens: idTokens, passwords: passwords, clock: clock)
+        return try await make(database: database, auth: auth, idTokens: idTokens, passwords: passwords, clock: clock, media: media)
+    }
+
+    /// A media directory of the test's own, with `limits`; by default the free-space floor
+    /// is off (a test machine's disk is not what an upload test measures).
+    public static func media(_ adjust: (inout UploadLimits) -> Void = { _ in }) -> MediaSettings {
+        var settings = MediaSettings.temporary()
+        settings.limits.minimumFreeBytes = 0
+        adjust(&settings.limits)
+        return settings
     }
 
     /// A second instance of the same deployment: the same database, settings and clock, its
@@ -80,9 +90,10 @@ public struct TestApp: Sendable {
     }
 
     private static func make(database: TestDatabase, auth: AuthSettings, idTokens: (any IDTokenVerifier)?, passwords: (any PasswordHasher)?,
-                             clock: TestClock, replicas: ReadReplicas? = nil, readYourWrites: ReadYourWrites? = nil) async throws -> TestApp {
+                             clock: TestClock, replicas: ReadReplicas? = nil, readYourWrites: ReadYourWrites? = nil,
+                             media: MediaSettings = TestApp.media()) async throws -> TestApp {
         let logs = LogCapture()
-        var dependencies = Application.Dependencies.live(pool: database.pool, reads: replicas, auth: auth, logger: logs.logger)
+        var dependencies = Application.Dependencies.live(pool: database.pool, reads: replicas, auth: auth, media: media, logger: logs.logger)
         dependencies.now = clock.source
         dependencies.passwords = passwords ?? PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers())
         if let idTokens { dependencies.idTokens = idTokens }
@@ -187,7 +198,6 @@ extension TestApp {
     public func serving(_ body: (Int) async throws -> Void) async throws {
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
-        configuration.spooledBodies = dependencies.mediaSettings.spooledBodies
         configuration.spoolDirectory = NSTemporaryDirectory()
         let server = MicroHTTPServer(configuration: configuration, responder: responder, logger: logs.logger)
         try server.start()
@@ -227,9 +237,10 @@ public func withTestApp(
     idTokens: (any IDTokenVerifier)? = nil,
     passwords: (any PasswordHasher)? = nil,
     clock: TestClock = TestClock(),
+    media: MediaSettings = TestApp.media(),
     _ body: (TestApp) async throws -> Void
 ) async throws {
-    let app = try await TestApp.make(configure: configure, idTokens: idTokens, passwords: passwords, clock: clock)
+    let app = try await TestApp.make(configure: configure, idTokens: idTokens, passwords: passwords, clock: clock, media: media)
     do {
         try await body(app)
         await app.close()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A request body written to a file as it arrives (``SpooledBody`` routes), so a 10 MB
+/// A request body written to a file as it arrives (routes whose ``Reception`` spools), so a 10 MB
 /// upload costs its file, not 10 MB of memory per request in flight. The file is created
 /// private (0600) and removed when the exchange is released, after the response is sent.
 /// Touched only by the engine thread that owns the connection (see ``Exchange``).

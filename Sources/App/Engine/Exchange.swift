@@ -10,6 +10,9 @@ import Synchronization
 /// thread); `outcome` is shared with the task running the handler and guarded by its mutex.
 final class Exchange: @unchecked Sendable {
     enum Phase {
+        /// The head is being checked (its route's admission) with the connection
+        /// suspended; nothing of the body has been read.
+        case admitting
         /// Reading the body.
         case receiving
         /// Handed to the application; the connection is suspended.
@@ -20,8 +23,16 @@ final class Exchange: @unchecked Sendable {
 
     private enum Outcome {
         case pending
+        /// The admission let the request in; back to pending once the engine reads it.
+        case admitted
         case completed(HTTPResponse)
         case taken
+    }
+
+    /// What the admission decided, as the engine reads it.
+    enum Verdict {
+        case admitted
+        case refused(HTTPResponse)
     }
 
     let connection: OpaquePointer
@@ -33,6 +44,8 @@ final class Exchange: @unchecked Sendable {
     var body = Data()
     /// Where the body goes instead of ``body`` on a spooled route.
     var spool: BodySpool?
+    /// Whether the route spools its body (the spool opens once the head is admitted).
+    var spooled = false
     /// The largest body this exchange accepts (its route's, or the server's).
     var maxBodyBytes = 0
     var receivedBytes = 0
@@ -56,6 +69,33 @@ final class Exchange: @unchecked Sendable {
             guard case .pending = state else { return false }
             state = .completed(response)
             return true
+        }
+    }
+
+    /// Records that the admission let the request in; `true` when this call recorded it
+    /// (and so must resume the connection).
+    func admit() -> Bool {
+        outcome.withLock { state in
+            guard case .pending = state else { return false }
+            state = .admitted
+            return true
+        }
+    }
+
+    /// The admission's verdict once (a refusal is the stored response), or `nil` while
+    /// it is still running.
+    func takeVerdict() -> Verdict? {
+        outcome.withLock { state in
+            switch state {
+            case .admitted:
+                state = .pending
+                return .admitted
+            case .completed(let response):
+                state = .taken
+                return .refused(response)
+            case .pending, .taken:
+                return nil
+            }
         }
     }
 

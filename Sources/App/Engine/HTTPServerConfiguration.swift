@@ -27,27 +27,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerTimeoutSeconds: Int = 10
     /// Seconds a request body may take in all once its head has arrived.
     public var bodyTimeoutSeconds: Int = 30
-    /// Routes whose bodies are written to a file as they arrive instead of memory (uploads),
-    /// each with a limit of its own; every other route keeps ``maxBodyBytes``.
-    public var spooledBodies: [SpooledBody] = []
     /// Where spooled bodies are written (removed when their request completes).
     public var spoolDirectory: String = NSTemporaryDirectory()
 
     public init() {}
-}
-
-/// A route whose request bodies go to a file (see ``HTTPServerConfiguration/spooledBodies``).
-public struct SpooledBody: Sendable {
-    /// Upper-case method.
-    public var method: String
-    /// The exact path.
-    public var path: String
-    /// Largest body accepted; larger ones get 413.
-    public var maxBytes: Int
-
-    public init(method: String, path: String, maxBytes: Int) {
-        self.method = method
-        self.path = path
-        self.maxBytes = maxBytes
-    }
 }

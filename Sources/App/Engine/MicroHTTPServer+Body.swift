@@ -1,14 +1,15 @@
 import CMicroHTTPD
 import Foundation
 
-/// Request bodies (in memory, or spooled to a file on ``SpooledBody`` routes) and response
-/// bodies (from memory, or from a file), on the engine thread that owns the connection.
+/// Request bodies (in memory, or spooled to a file on routes whose ``Reception`` says so)
+/// and response bodies (from memory, or from a file), on the engine thread that owns the
+/// connection.
 extension MicroHTTPServer {
-    /// Sets the exchange's body limit, and opens its spool on a spooled route.
-    func prepareBody(_ exchange: Exchange) {
-        let spooled = configuration.spooledBodies.first { $0.method == exchange.method && $0.path == exchange.path }
-        exchange.maxBodyBytes = spooled?.maxBytes ?? configuration.maxBodyBytes
-        if spooled != nil { exchange.spool = BodySpool(directory: configuration.spoolDirectory) }
+    /// Opens the exchange's spool when its route spools bodies (after its admission, so a
+    /// refused request never writes a byte).
+    func openSpool(_ exchange: Exchange) {
+        guard exchange.spooled else { return }
+        exchange.spool = BodySpool(directory: configuration.spoolDirectory)
     }
 
     /// Takes one piece of the body.
@@ -37,7 +38,7 @@ extension MicroHTTPServer {
         if let spool = exchange.spool, spool.failed {
             return .error(status: 507, code: "insufficient_storage", message: "The server could not store the request body.")
         }
-        if exchange.spool == nil, configuration.spooledBodies.contains(where: { $0.method == exchange.method && $0.path == exchange.path }) {
+        if exchange.spool == nil, exchange.spooled {
             return .error(status: 507, code: "insufficient_storage", message: "The server could not store the request body.")
         }
         return nil

@@ -160,14 +160,37 @@ public final class MicroHTTPServer: Sendable {
             let requestID = RequestID.accept(ConnectionValues.header(connection, "X-Request-Id")) ?? RequestID.generate()
             let exchange = Exchange(connection: connection, method: String(cString: method), path: String(cString: url), requestID: requestID)
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            prepareBody(exchange)
+            let reception = HTTPMethod.served.contains(exchange.method) ? responder.reception(method: exchange.method, path: exchange.path) : nil
+            exchange.maxBodyBytes = reception?.maxBodyBytes ?? configuration.maxBodyBytes
+            exchange.spooled = reception?.spooled ?? false
             if let rejection = earlyRejection(connection: connection, exchange: exchange) {
                 return queue(rejection, for: exchange)
             }
+            if let admission = reception?.admission {
+                admit(exchange, makeRequest(connection: connection, exchange: exchange), admission)
+                return .YES
+            }
+            openSpool(exchange)
             return .YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
         switch exchange.phase {
+        case .admitting:
+            // Resumed: libmicrohttpd calls again as for a new head, before reading any of
+            // the body (and before sending 100 Continue to a client that expects it).
+            guard let verdict = exchange.takeVerdict() else { return .YES }
+            state.withLock { _ = $0.inFlight.removeValue(forKey: ObjectIdentifier(exchange)) }
+            switch verdict {
+            case .refused(var response):
+                // The body is never read: the connection cannot carry another request.
+                response.headers.set("Connection", "close")
+                return queue(response, for: exchange)
+            case .admitted:
+                exchange.phase = .receiving
+                openSpool(exchange)
+                if uploadSize.pointee > 0 { return receive(exchange, uploadData, uploadSize) }
+                return .YES
+            }
         case .receiving:
             if uploadSize.pointee > 0 { return receive(exchange, uploadData, uploadSize) }
             if let refusal = bodyRefusal(exchange) { return queue(refusal, for: exchange) }
@@ -203,7 +226,7 @@ public final class MicroHTTPServer: Sendable {
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
         state.withLock { state in
-            if exchange.phase == .dispatched {
+            if exchange.phase == .dispatched || exchange.phase == .admitting {
                 // The engine gave up on a suspended connection: make sure nobody resumes it.
                 _ = exchange.complete(with: Self.shuttingDown)
             }
@@ -253,6 +276,28 @@ public final class MicroHTTPServer: Sendable {
         MHD_suspend_connection(exchange.connection)
         Task(executorPreference: executor) {
             self.finish(exchange, await work())
+        }
+    }
+
+    /// Suspends the connection while the route's admission checks the head in a task;
+    /// its verdict resumes it (see the `.admitting` phase of ``handle``).
+    private func admit(_ exchange: Exchange, _ head: HTTPRequest, _ admission: @escaping Reception.Admission) {
+        exchange.phase = .admitting
+        state.withLock { $0.inFlight[ObjectIdentifier(exchange)] = exchange }
+        MHD_suspend_connection(exchange.connection)
+        Task(executorPreference: executor) {
+            // The responder's admissions map their own errors; a throw here is a refusal all the same.
+            let refusal: HTTPResponse?
+            do { refusal = try await admission(head) } catch {
+                refusal = .error(status: 500, code: "internal_error", message: "An internal error occurred.")
+            }
+            self.state.withLock { state in
+                if let refusal {
+                    _ = self.finishLocked(&state, exchange, refusal)
+                } else if !state.stopped, exchange.admit() {
+                    MHD_resume_connection(exchange.connection)
+                }
+            }
         }
     }
 

@@ -14,6 +14,8 @@ struct ErrorResponses: Sendable {
             return response(for: error)
         case let error as AuthError:
             return response(for: error)
+        case let error as MediaError:
+            return response(for: error)
         case let error as any StoreError where error.unavailable == .busy:
             logger.warning("database busy", ["request_id": .string(request.requestID)])
             var response = HTTPResponse.error(status: 503, code: "database_busy", message: "The server is overloaded; retry shortly.")
@@ -51,6 +53,24 @@ struct ErrorResponses: Sendable {
             response.headers.add("Retry-After", String(seconds))
             return response
         }
+    }
+
+    private func response(for error: MediaError) -> HTTPResponse {
+        var response: HTTPResponse
+        switch error {
+        case .unsupportedType:
+            return .error(status: 415, code: "unsupported_media_type", message: "The file is not a JPEG, PNG, HEIC or WebP image.", field: "file")
+        case .rateLimited(let seconds):
+            response = .error(status: 429, code: "upload_rate_limited", message: "Too many uploads from this account; retry in \(seconds) seconds.")
+            response.headers.add("Retry-After", String(seconds))
+        case .quotaExceeded(let seconds):
+            response = .error(status: 429, code: "upload_quota_exceeded", message: "This account's upload quota for the day is used up; retry in \(seconds) seconds.")
+            response.headers.add("Retry-After", String(seconds))
+        case .storageFull:
+            response = .error(status: 507, code: "insufficient_storage", message: "The server has no room for uploads right now; retry later.")
+            response.headers.add("Retry-After", "600")
+        }
+        return response
     }
 
     /// 401 with the reason in the body and in `WWW-Authenticate` (RFC 6750).

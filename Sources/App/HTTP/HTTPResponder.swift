@@ -5,6 +5,11 @@ public protocol HTTPResponder: Sendable {
     /// alone knows it (a probe, a preflight, a 404), or the matched handler's work. Every
     /// failure is already an error response.
     func route(_ request: HTTPRequest) -> Routed
+
+    /// How the body of a request to `method` and `path` is received, asked when its head
+    /// arrives; `nil`: in memory within the transport's limit, nothing checked first. The
+    /// admission it carries answers in full (errors mapped, headers decorated).
+    func reception(method: String, path: String) -> Reception?
 }
 
 /// What routing a request gives (see ``HTTPResponder/route(_:)``).
@@ -16,8 +21,15 @@ public enum Routed: Sendable {
 }
 
 extension HTTPResponder {
-    /// Answers `request`: routes it, then runs the handler when routing did not answer.
+    public func reception(method: String, path: String) -> Reception? { nil }
+
+    /// Answers `request` as the transport would: checks its head when its route says so,
+    /// routes it, then runs the handler when routing did not answer.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if let admission = reception(method: request.method, path: request.path)?.admission,
+           let refusal = try? await admission(request) {
+            return refusal
+        }
         switch route(request) {
         case .answered(let response): return response
         case .handler(let work): return await work()

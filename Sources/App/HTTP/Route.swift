@@ -12,6 +12,9 @@ public struct Route: Sendable {
     /// For routes that need no I/O: the answer, computed on the engine thread that read
     /// the request (no task, no suspension of the connection).
     public let immediate: (@Sendable (HTTPRequest) -> HTTPResponse)?
+    /// How the body is received and what checks the head first; `nil`: in memory, within
+    /// the server's limit, no check before the handler.
+    public var reception: Reception?
 
     /// Creates a route; `pattern` segments in braces capture path parameters.
     public init(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
@@ -19,6 +22,7 @@ public struct Route: Sendable {
         self.pattern = RoutePattern(pattern)
         self.handler = handler
         self.immediate = nil
+        self.reception = nil
     }
 
     /// Creates a route whose answer needs no I/O and cannot fail.
@@ -27,6 +31,7 @@ public struct Route: Sendable {
         self.pattern = RoutePattern(pattern)
         self.handler = { answer($0) }
         self.immediate = answer
+        self.reception = nil
     }
 }
 
@@ -71,7 +76,8 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
 extension Route {
     /// The same route with `prefix` (e.g. `/v1`) in front of its pattern.
     public func mounted(at prefix: String) -> Route {
-        if let immediate { return Route(immediate: method, prefix + pattern.description, immediate) }
-        return Route(method, prefix + pattern.description, handler)
+        var route = immediate.map { Route(immediate: method, prefix + pattern.description, $0) } ?? Route(method, prefix + pattern.description, handler)
+        route.reception = reception
+        return route
     }
 }

@@ -73,6 +73,28 @@ public struct RoutingResponder: HTTPResponder {
         return .answered(response)
     }
 
+    public func reception(method: String, path: String) -> Reception? {
+        // Reads carry no body worth a check: skip the lookup on the hot path.
+        guard method != "GET", method != "HEAD", method != "OPTIONS",
+              case .found(let route, _) = router.match(method: method, path: path), var reception = route.reception else { return nil }
+        if let admission = reception.admission {
+            let (cors, errors, template) = (cors, errors, route.pattern.description)
+            reception.admission = { request in
+                var refusal: HTTPResponse
+                do {
+                    guard let answer = try await admission(request) else { return nil }
+                    refusal = answer
+                } catch {
+                    refusal = errors.response(for: error, request: request)
+                }
+                refusal.route = template
+                cors.decorate(&refusal, for: request)
+                return refusal
+            }
+        }
+        return reception
+    }
+
     private static func notFound(_ request: HTTPRequest) -> HTTPResponse {
         .error(status: 404, code: "not_found", message: "No resource at \(request.path).")
     }

@@ -7,20 +7,24 @@ import Foundation
 /// directory by `rename(2)` from `incoming/` in the same directory: readers see all of it
 /// or nothing. Adopting and pruning exclude each other through an advisory lock, so a
 /// prune never removes a file an upload of the same content has just recorded.
-/// File work runs on `workers`, never on the cooperative pool.
+/// File work runs on `workers`, never on the cooperative pool; serving reads (a `stat`)
+/// runs on `readers` of its own, so `GET /media` never waits behind (or is refused for)
+/// uploads being copied and hashed.
 public struct FileMediaLibrary: MediaLibrary {
     private let directory: String
     private let pool: PostgresPool
     private let workers: BoundedWorkers
+    private let readers: BoundedWorkers
     /// `pg_advisory_xact_lock` key of the media directory.
     private static let lockKey = 0x6D65_6469_6100
 
     /// A library over `directory`, created when the first upload arrives (`incoming/`
     /// private to this process's user).
-    public init(directory: String, pool: PostgresPool, workers: BoundedWorkers) {
+    public init(directory: String, pool: PostgresPool, workers: BoundedWorkers, readers: BoundedWorkers) {
         self.directory = directory
         self.pool = pool
         self.workers = workers
+        self.readers = readers
     }
 
     public func incomingFile() async throws -> String {
@@ -57,7 +61,7 @@ public struct FileMediaLibrary: MediaLibrary {
     public func file(named name: String) async throws -> MediaFile? {
         let path = directory + "/" + name
         guard let kind = MediaKind.allCases.first(where: { name.hasSuffix("." + $0.fileExtension) }) else { return nil }
-        let bytes: Int? = try await workers.run {
+        let bytes: Int? = try await readers.run {
             var info = stat()
             return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
         }
@@ -79,6 +83,32 @@ public struct FileMediaLibrary: MediaLibrary {
             for name in names { unlink(directory + "/" + name) }
             return names
         }
+    }
+
+    public func capacity() async throws -> MediaCapacity {
+        let directory = directory
+        let free = try await readers.run { () -> Int in
+            var info = statvfs()
+            // Before the first upload the directory may not exist yet: its parent's disk.
+            var path = directory
+            while statvfs(path, &info) != 0 {
+                let parent = (path as NSString).deletingLastPathComponent
+                guard !parent.isEmpty, parent != path else { throw MediaStorageError(message: "cannot read the free space of \(directory)") }
+                path = parent
+            }
+            return Int(info.f_bavail) * Int(info.f_frsize)
+        }
+        // Unreferenced uploads are at most a lifetime old (older ones are pruned): the
+        // created_at index bounds the scan to a day's uploads.
+        let unreferenced: Int = try await pool.statement { connection in
+            try connection.query("""
+                SELECT COALESCE(sum(u.bytes), 0)::bigint FROM uploads u
+                WHERE u.created_at > now() - interval '25 hours'
+                  AND NOT EXISTS (SELECT 1 FROM posts p WHERE media_name(p.display_url) = u.name)
+                  AND NOT EXISTS (SELECT 1 FROM users s WHERE media_name(s.profile_url) = u.name)
+                """).first!.decode(0)
+        }
+        return MediaCapacity(freeBytes: free, unreferencedBytes: unreferenced)
     }
 
     /// The first 256 KB (enough for the magic number and, nearly always, the dimensions),

@@ -11,16 +11,17 @@ public struct PostgresRateLimitCounters: RateLimitCounters {
         self.pool = pool
     }
 
-    public func take(_ key: String, limit: Int, window: TimeInterval, now: Date) async throws -> Int? {
-        try await pool.statement { connection in
-            // A live window with `limit` events already: the WHERE refuses the update, no row.
+    public func take(_ key: String, amount: Int, limit: Int, window: TimeInterval, now: Date) async throws -> Int? {
+        guard amount <= limit else { return max(1, Int(window.rounded(.up))) }
+        return try await pool.statement { connection in
+            // A live window without room for `amount`: the WHERE refuses the update, no row.
             let counted = try connection.execute("""
-                INSERT INTO rate_limit_windows AS w (key, ends_at, count) VALUES ($1, $2::timestamptz + $3 * interval '1 second', 1)
+                INSERT INTO rate_limit_windows AS w (key, ends_at, count) VALUES ($1, $2::timestamptz + $3 * interval '1 second', $5)
                 ON CONFLICT (key) DO UPDATE
                   SET ends_at = CASE WHEN w.ends_at <= $2 THEN EXCLUDED.ends_at ELSE w.ends_at END,
-                      count = CASE WHEN w.ends_at <= $2 THEN 1 ELSE w.count + 1 END
-                  WHERE w.ends_at <= $2 OR w.count < $4
-                """, [key, now, window, limit])
+                      count = CASE WHEN w.ends_at <= $2 THEN $5 ELSE w.count + $5 END
+                  WHERE w.ends_at <= $2 OR w.count + $5 <= $4
+                """, [key, now, window, limit, amount])
             if counted == 1 { return nil }
             let left = try connection.query("SELECT extract(epoch FROM ends_at - $2::timestamptz)::float8 FROM rate_limit_windows WHERE key = $1",
                                             [key, now]).first?.decode(0, as: Double.self)
@@ -28,9 +29,10 @@ public struct PostgresRateLimitCounters: RateLimitCounters {
         }
     }
 
-    public func giveBack(_ key: String, now: Date) async throws {
+    public func giveBack(_ key: String, amount: Int, now: Date) async throws {
         try await pool.statement { connection in
-            try connection.execute("UPDATE rate_limit_windows SET count = count - 1 WHERE key = $1 AND ends_at > $2 AND count > 0", [key, now])
+            try connection.execute("UPDATE rate_limit_windows SET count = greatest(0, count - $3) WHERE key = $1 AND ends_at > $2 AND count > 0",
+                                   [key, now, amount])
         }
     }
 

@@ -134,8 +134,8 @@ enum AdminCommand {
         _ = try parsed.positionals()
         let configuration = try Configuration.fromEnvironment(environment)
         return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
-            let library = FileMediaLibrary(directory: configuration.media.directory, pool: pool,
-                                           workers: BoundedWorkers(name: "media", threads: 1, queueLimit: 1))
+            let workers = BoundedWorkers(name: "media", threads: 1, queueLimit: 1)
+            let library = FileMediaLibrary(directory: configuration.media.directory, pool: pool, workers: workers, readers: workers)
             let removed = try await Uploads(library: library, now: { Date() }).prune()
             CommandLineInterface.printLine("removed \(removed.count) uploads unreferenced for 24 hours")
             return 0

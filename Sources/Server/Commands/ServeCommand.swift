@@ -192,6 +192,7 @@ enum ServeCommand {
         let replicas = try await readReplicas(configuration, primary: pool, lifecycle: lifecycle, metrics: metrics)
         var dependencies = Application.Dependencies.live(pool: pool, reads: replicas, auth: auth, media: media, logger: logger, metrics: metrics)
         dependencies.supabase = configuration.supabaseAnonKey.map(SupabaseSettings.init(anonKey:))
+        dependencies.influencerRequestRetryAfter = TimeInterval(configuration.influencerRequestRetryAfterSeconds)
         try await lifecycle.start("revocation poll", dependencies.revocations)
         // Background jobs repeat on one instance of the deployment: the lease holder.
         let leadership = JobLeadership(lease: PostgresLeaderLease(pool: pool), duration: TimeInterval(configuration.jobLeaseSeconds), logger: logger)
@@ -223,7 +224,6 @@ enum ServeCommand {
             readYourWrites: replicas.map { ReadYourWrites(replicas: $0, window: .milliseconds(configuration.replicaMaxLagMilliseconds) + .milliseconds(400)) })
         if let metrics { try serveMetrics(metrics, configuration, lifecycle: lifecycle, logger: logger) }
         var http = configuration.http
-        http.spooledBodies = media.spooledBodies
         http.spoolDirectory = media.directory + "/incoming"
         try FileManager.default.createDirectory(atPath: http.spoolDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let server = MicroHTTPServer(configuration: http, responder: responder, logger: logger, metrics: metrics, executor: pool)

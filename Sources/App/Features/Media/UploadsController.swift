@@ -2,44 +2,11 @@ import Data
 import Domain
 import Foundation
 
-/// Where uploads go and how they are addressed.
-public struct MediaSettings: Sendable {
-    /// The directory of stored files (and of spooled upload bodies, in `incoming/`).
-    public var directory: String
-    /// Largest file accepted.
-    public var maxUploadBytes: Int
-    /// What `/media/{name}` is reached under from outside, e.g. `https://api.09market.kr`:
-    /// upload answers carry `<base>/media/<name>`. Configured, never taken from a request's
-    /// `Host` (a client could make stored URLs point anywhere).
-    public var publicBaseURL: String
-
-    public init(directory: String, maxUploadBytes: Int = 10 << 20, publicBaseURL: String) {
-        self.directory = directory
-        self.maxUploadBytes = maxUploadBytes
-        self.publicBaseURL = publicBaseURL
-    }
-
-    /// A directory of its own under the system's temporary directory (created on the
-    /// first upload), addressed as `http://127.0.0.1`: for tests and tools.
-    public static func temporary() -> MediaSettings {
-        MediaSettings(directory: NSTemporaryDirectory() + "market09-media-" + UUID().uuidString.lowercased(), publicBaseURL: "http://127.0.0.1")
-    }
-
-    /// Room for multipart's boundaries and part headers around the file.
-    static let multipartOverhead = 64 << 10
-
-    /// The routes whose bodies the transport spools to disk, with its own limit.
-    public var spooledBodies: [SpooledBody] {
-        ["/v1/uploads", "/functions/v1/upload"].map {
-            SpooledBody(method: "POST", path: $0, maxBytes: maxUploadBytes + Self.multipartOverhead)
-        }
-    }
-}
-
 /// `POST /v1/uploads`: an image in a `multipart/form-data` part named `file`, copied from
 /// the spooled body to the store without holding it in memory.
 struct UploadsController: Sendable {
     let uploads: Uploads
+    let admission: UploadAdmission
     let settings: MediaSettings
     let authenticator: Authenticator
     let workers: BoundedWorkers
@@ -50,8 +17,25 @@ struct UploadsController: Sendable {
             authenticated.permanent("POST", "/uploads") { request, user in
                 let media = try await store(request, by: user)
                 return .json(UploadResponse(url: url(of: media), media: media), status: 201)
-            },
+            }.receiving(reception(admission: { try await admit($0) })),
         ]
+    }
+
+    /// How upload routes receive their bodies: spooled to a file, within the upload limit,
+    /// once `admission` let the head in.
+    func reception(admission: @escaping Reception.Admission) -> Reception {
+        Reception(maxBodyBytes: settings.maxUploadBytes + MediaSettings.multipartOverhead, spooled: true, admission: admission)
+    }
+
+    /// The head of an upload: a permanent user's token, then the account's limits and the
+    /// store's room for the bytes it declares (a body without a length counts as the
+    /// largest allowed). `nil`: let the body in.
+    func admit(_ request: HTTPRequest) async throws -> HTTPResponse? {
+        let user = try authenticator.principal(for: request).permanent()
+        let largest = settings.maxUploadBytes + MediaSettings.multipartOverhead
+        let declared = request.headers["Content-Length"].flatMap(Int.init).map { min(max(0, $0), largest) } ?? largest
+        try await admission.admit(user, bytes: declared)
+        return nil
     }
 
     /// Copies the request's `file` part into the store (shared with `/functions/v1/upload`).
@@ -64,9 +48,6 @@ struct UploadsController: Sendable {
             return try await uploads.adopt(incoming, by: user)
         } catch {
             unlink(incoming)
-            if case MediaError.unsupportedType = error {
-                throw APIError(status: 415, code: "unsupported_media_type", message: "The file is not a JPEG, PNG, HEIC or WebP image.", field: "file")
-            }
             throw error
         }
     }

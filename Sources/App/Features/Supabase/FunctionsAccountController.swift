@@ -43,7 +43,7 @@ struct FunctionsAccountController: Sendable {
             gate.route("POST", "/functions/v1/upload") { request in
                 let media = try await uploads.store(request, by: try authenticator.principal(for: request).permanent())
                 return .json(FunctionsField(name: "url", value: uploads.url(of: media)))
-            },
+            }.receiving(uploads.reception(admission: gate.admission { try await uploads.admit($0) })),
         ]
     }
 

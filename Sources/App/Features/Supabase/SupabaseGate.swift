@@ -48,6 +48,19 @@ struct SupabaseGate: Sendable {
         }
     }
 
+    /// An admission of a route's head (``Reception``) behind the same gate: `apikey`
+    /// first, then `check`, its errors rendered in this dialect.
+    func admission(_ check: @escaping Reception.Admission) -> Reception.Admission {
+        { [settings, errors, dialect] request in
+            if let refusal = Self.keyRefusal(request, settings: settings) { return refusal }
+            do {
+                return try await check(request)
+            } catch {
+                return Self.render(errors.response(for: error, request: request), in: dialect)
+            }
+        }
+    }
+
     /// Supabase's gateway (Kong) answers before any service sees the request.
     private static func keyRefusal(_ request: HTTPRequest, settings: SupabaseSettings) -> HTTPResponse? {
         guard let key = request.headers["apikey"] ?? request.query["apikey"] else {
