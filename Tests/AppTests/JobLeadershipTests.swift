@@ -11,10 +11,11 @@ import TestSupport
 
     private struct Instance {
         let process: Market09Process
-        let port: Int
+        /// The instance's metrics listener.
+        let metricsPort: Int
 
         func leads() async throws -> Bool {
-            let metrics = try await RawHTTPClient.request("GET", "/metrics", port: port)
+            let metrics = try await RawHTTPClient.request("GET", "/metrics", port: metricsPort)
             return String(decoding: metrics.body, as: UTF8.self).contains("\nmarket09_job_leader 1")
         }
     }
@@ -46,7 +47,9 @@ import TestSupport
         }
         for _ in 0..<3 {
             let process = try Market09Process(["serve"], environment: environment, directory: directory)
-            instances.append(Instance(process: process, port: try await process.waitUntilListening()))
+            _ = try await process.waitUntilListening()
+            let metricsPort = try #require(try await process.waitForLine(message: "metrics listening")["port"] as? Int)
+            instances.append(Instance(process: process, metricsPort: metricsPort))
         }
         let first = try #require(try await theLeader(of: instances, within: 5))
         // It stays the one leader over several renewals.
