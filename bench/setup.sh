@@ -44,7 +44,7 @@ psql -X -q "$url" -c "VACUUM ANALYZE"
 # The server runs as deployed: default LOG_LEVEL (info), so every request is logged to
 # bench/.data/server.log (nginx below runs with access_log off: the ratio is conservative).
 env DATABASE_URL="$url" JWT_SECRET="$secret" PORT=18090 METRICS_PORT=19090 DATABASE_POOL_SIZE="${POOL_SIZE:-4}" \
-  HTTP_THREADS="${HTTP_THREADS:-2}" RATE_LIMIT_TOKEN_PER_5_MINUTES=1000000 MAX_CONNECTIONS_PER_ADDRESS=0 "${server_env[@]}" \
+  HTTP_THREADS="${HTTP_THREADS:-2}" RATE_LIMIT_TOKEN_PER_5_MINUTES=1000000 UPLOADS_PER_HOUR=1000000 UPLOAD_BYTES_PER_DAY=2000000000000 MAX_CONNECTIONS_PER_ADDRESS=0 "${server_env[@]}" \
   .build/release/market09 serve 2>"$data/server.log" &
 server_pid=$!
 for _ in $(seq 1 100); do curl -sf localhost:18090/ready >/dev/null && break; sleep 0.2; done

@@ -52,6 +52,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let server = try Market09Process(["serve"], environment: [
             "DATABASE_URL": database.url, "JWT_SECRET": String(repeating: "s", count: 40), "PORT": "0", "MEDIA_DIR": directory + "/media",
+            "UPLOAD_MIN_FREE_BYTES": "0",
         ], directory: directory)
         let port = try await server.waitUntilListening()
         let signUp = try await RawHTTPClient.request("POST", "/v1/auth/signup", port: port, headers: [("Content-Type", "application/json")],

@@ -15,6 +15,8 @@ enum SupabaseImportCommand {
         to the same accounts; posts and influencers get new ids, their text ids kept in
         supabase_post_ids and supabase_influencer_ids. Rows this schema refuses are left out
         and counted. One transaction: all or nothing; importing again inserts nothing.
+        Google and Apple identities are linked only to users the import creates: one whose
+        user id names an account already here is left out, listed, and the exit code is 1.
         """
 
     static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
@@ -29,9 +31,15 @@ enum SupabaseImportCommand {
             throw UsageError("\(directory) holds none of users.csv, identities.csv, influencers.csv, posts.csv, likes.csv, follows.csv")
         }
         return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
-            let counts = try await PostgresSupabaseImporter(pool: pool).run(export)
+            let (counts, unlinked) = try await PostgresSupabaseImporter(pool: pool).run(export)
             for count in counts {
                 CommandLineInterface.printLine("\(count.table): \(count.inserted) inserted of \(count.read) read")
+            }
+            guard unlinked.isEmpty else {
+                // Linking them would hand an existing account to whoever holds the export's identity.
+                CommandLineInterface.printError("market09: error: \(unlinked.count) identities not linked: their user ids belong to accounts that existed before this import")
+                for identity in unlinked.prefix(20) { CommandLineInterface.printError("  \(identity.provider) identity of user \(identity.userID)") }
+                return 1
             }
             return 0
         }
