@@ -75,7 +75,8 @@ import TestSupport
             // One connection: the second import below runs in the first one's session (its
             // temporary functions outlive the transaction; that failed a CI run with 42723).
             let importer = PostgresSupabaseImporter(pool: PostgresPool(.init(url: app.database.url, size: 1)))
-            let counts = try await importer.run(try SupabaseImportCommand.read(directory.path))
+            let (counts, unlinked) = try await importer.run(try SupabaseImportCommand.read(directory.path))
+            #expect(unlinked.isEmpty)
             let inserted = Dictionary(uniqueKeysWithValues: counts.map { ($0.table, $0.inserted) })
             #expect(inserted == ["users": 2, "identities": 2, "influencers": 2, "supabase_influencer_ids": 2, "posts": 2, "likes": 3, "follows": 1])
             #expect(counts.first { $0.table == "posts" }?.read == 6)
@@ -105,8 +106,45 @@ import TestSupport
             #expect(detail.json["caption"] as? String == "세럼 공구\n둘째 줄")
 
             // Again: nothing new.
-            let again = try await importer.run(try SupabaseImportCommand.read(directory.path))
+            let (again, unlinkedAgain) = try await importer.run(try SupabaseImportCommand.read(directory.path))
             #expect(again.allSatisfy { $0.inserted == 0 }, "\(again)")
+            #expect(unlinkedAgain.isEmpty, "a rerun finds its own identities linked: \(unlinkedAgain)")
+        }
+    }
+
+    /// Before: an export whose user id named an account already here linked the export's
+    /// Google identity to it, and whoever held that identity signed in to that account.
+    @Test func identitiesAreLinkedOnlyToUsersTheImportCreates() async throws {
+        let provider = try await TestIdentityProvider.make()
+        try await withTestApp(configure: {
+            $0.googleClientIDs = ["com.09market.app"]
+            $0.googleJWKS = .file(provider.jwksPath)
+        }) { app async throws in
+            // A local account, made here, whose id the export happens to (or is crafted to) use.
+            let local = try #require(UUID(uuidString: Self.mina))
+            try await app.database.pool.withConnection { connection in
+                try connection.execute("INSERT INTO users (id, is_anonymous, nickname) VALUES ($1, false, '로컬')", [local])
+            }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("supabase-export-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            for (name, text) in Self.export { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
+
+            let result = try await Market09Process.run(["import", "supabase", directory.path], environment: ["DATABASE_URL": app.database.url],
+                                                       directory: directory.path)
+            #expect(result.code == 1 && result.output.contains("1 identities not linked") && result.output.contains("google identity of user \(Self.mina)"),
+                    "\(result.output)")
+            #expect(result.output.contains("identities: 1 inserted of 3 read"), "\(result.output)")
+            // The Google identity of the export does not open the local account.
+            let claims = TestIdentityProvider.claims(issuer: "https://accounts.google.com", audience: "com.09market.app", subject: Self.google)
+            let signIn = try await app.send("POST", "/v1/auth/token", json: ["grant_type": "id_token", "provider": "google",
+                                                                          "id_token": try await provider.idToken(claims: claims)])
+            let session = try TestSession(signIn)
+            #expect(session.userID != Self.mina)
+            let linked: Int = try await app.database.pool.withConnection { connection in
+                try connection.query("SELECT count(*)::int FROM identities WHERE user_id = $1", [local]).first!.decode(0)
+            }
+            #expect(linked == 0)
         }
     }
 

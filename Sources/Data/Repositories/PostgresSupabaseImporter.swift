@@ -29,6 +29,13 @@ public struct SupabaseImportCount: Sendable, Equatable {
     public let inserted: Int
 }
 
+/// An identity of the export that was not linked: its user id belongs to an account that
+/// existed before the import.
+public struct UnlinkedIdentity: Sendable, Equatable {
+    public let userID: String
+    public let provider: String
+}
+
 /// Imports a Supabase export in one transaction: users with their Google and Apple
 /// identities (same user ids, so they sign in to the same accounts), influencers and posts
 /// under new ids with their text ids kept in `supabase_*_ids` (migration 0023), then likes
@@ -42,11 +49,14 @@ public struct PostgresSupabaseImporter: Sendable {
         self.pool = pool
     }
 
-    public func run(_ export: SupabaseExport) async throws -> [SupabaseImportCount] {
+    /// Imports `export`; the counts per table, and the Google or Apple identities left
+    /// unlinked because their user id names an account that was here before the import.
+    public func run(_ export: SupabaseExport) async throws -> (counts: [SupabaseImportCount], unlinked: [UnlinkedIdentity]) {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
                 _ = try connection.execute("SET LOCAL statement_timeout = 0")
                 try connection.execute(script: Self.helpers)
+                try connection.execute(script: "CREATE TEMP TABLE s_created_users (id uuid PRIMARY KEY) ON COMMIT DROP")
                 var read: [String: Int] = [:]
                 for (table, columns) in SupabaseExport.columns {
                     try connection.execute(script: "CREATE TEMP TABLE s_\(table) (\(columns.map { "\($0) text" }.joined(separator: ", "))) ON COMMIT DROP")
@@ -64,11 +74,21 @@ public struct PostgresSupabaseImporter: Sendable {
                         return chunk
                     }
                 }
-                return try SupabaseImportSQL.statements.map { table, source, sql in
+                let counts = try SupabaseImportSQL.statements.map { table, source, sql in
                     // A statement that writes through CTEs counts its rows in a SELECT.
                     let inserted = sql.hasPrefix("WITH") ? try connection.query(sql).first!.decode(0, as: Int.self) : try connection.execute(sql)
                     return SupabaseImportCount(table: table, read: read[source] ?? 0, inserted: inserted)
                 }
+                // Not linked, and not linked before (a rerun finds its own identities there).
+                let unlinked = try connection.query("""
+                    SELECT DISTINCT pg_temp.id(i.user_id)::text, i.provider FROM s_identities i
+                    WHERE i.provider IN ('google', 'apple') AND pg_temp.id(i.user_id) IS NOT NULL
+                      AND NOT EXISTS (SELECT 1 FROM s_created_users c WHERE c.id = pg_temp.id(i.user_id))
+                      AND NOT EXISTS (SELECT 1 FROM identities d WHERE d.provider = i.provider AND d.subject = i.provider_id)
+                      AND EXISTS (SELECT 1 FROM users u WHERE u.id = pg_temp.id(i.user_id))
+                    ORDER BY 1, 2
+                    """).map { UnlinkedIdentity(userID: try $0.decode(0), provider: try $0.decode(1)) }
+                return (counts, unlinked)
             }
         }
     }

@@ -4,21 +4,29 @@ enum SupabaseImportSQL {
     static let statements: [(table: String, source: String, sql: String)] = [
         // Users who can sign in here: those with a Google or Apple identity (the app signs
         // in with nothing else). Same ids, so sessions of the new server find their data.
+        // The ids this import creates are kept: identities link to those alone.
         ("users", "users", """
-            INSERT INTO users (id, is_anonymous, nickname, profile_url, created_at)
-            SELECT DISTINCT ON (pg_temp.id(u.id)) pg_temp.id(u.id), false,
-                   CASE WHEN char_length(btrim(u.nickname)) BETWEEN 1 AND 30 THEN btrim(u.nickname) END,
-                   pg_temp.url(u.profile_url), COALESCE(pg_temp.ts(u.created_at), now())
-            FROM s_users u
-            WHERE pg_temp.id(u.id) IS NOT NULL
-              AND EXISTS (SELECT 1 FROM s_identities i WHERE pg_temp.id(i.user_id) = pg_temp.id(u.id) AND i.provider IN ('google', 'apple'))
-            ON CONFLICT (id) DO NOTHING
+            WITH created AS (
+                INSERT INTO users (id, is_anonymous, nickname, profile_url, created_at)
+                SELECT DISTINCT ON (pg_temp.id(u.id)) pg_temp.id(u.id), false,
+                       CASE WHEN char_length(btrim(u.nickname)) BETWEEN 1 AND 30 THEN btrim(u.nickname) END,
+                       pg_temp.url(u.profile_url), COALESCE(pg_temp.ts(u.created_at), now())
+                FROM s_users u
+                WHERE pg_temp.id(u.id) IS NOT NULL
+                  AND EXISTS (SELECT 1 FROM s_identities i WHERE pg_temp.id(i.user_id) = pg_temp.id(u.id) AND i.provider IN ('google', 'apple'))
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id),
+            kept AS (INSERT INTO s_created_users SELECT id FROM created RETURNING 1)
+            SELECT count(*)::int FROM kept
             """),
+        // Only to users this import created: an id in the export that names an account
+        // already here (made here, or by an earlier import) would otherwise hand that
+        // account to whoever signs in with the export's Google or Apple identity.
         ("identities", "identities", """
             INSERT INTO identities (id, user_id, provider, subject, email, created_at)
-            SELECT gen_random_uuid(), u.id, i.provider, i.provider_id,
+            SELECT gen_random_uuid(), c.id, i.provider, i.provider_id,
                    CASE WHEN char_length(i.email) <= 254 THEN lower(btrim(i.email)) END, COALESCE(pg_temp.ts(i.created_at), now())
-            FROM s_identities i JOIN users u ON u.id = pg_temp.id(i.user_id) AND NOT u.is_anonymous
+            FROM s_identities i JOIN s_created_users c ON c.id = pg_temp.id(i.user_id)
             WHERE i.provider IN ('google', 'apple') AND char_length(i.provider_id) BETWEEN 1 AND 255
             ON CONFLICT (provider, subject) DO NOTHING
             """),
