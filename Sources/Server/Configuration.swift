@@ -170,6 +170,7 @@ public struct Configuration: Sendable {
         Variable(name: "RATE_LIMIT_TOKEN_PER_5_MINUTES", defaultValue: "150", summary: "Token and sign-up calls per client address per 5 minutes."),
         Variable(name: "RATE_LIMIT_FAILED_PASSWORD_PER_15_MINUTES", defaultValue: "10", summary: "Failed password checks per email per 15 minutes (sign-in, upgrade, merge)."),
         Variable(name: "RATE_LIMIT_FAILED_PASSWORD_PER_ADDRESS_PER_15_MINUTES", defaultValue: "50", summary: "Failed password checks per client address per 15 minutes."),
+        Variable(name: "REVOCATION_MAX_AGE_MS", defaultValue: "3000", summary: "While the last read of sign-outs made elsewhere is older than this, tokens may read but not write (503)."),
         Variable(name: "TRUSTED_PROXIES", defaultValue: "(none)", summary: "Comma-separated proxy addresses whose X-Forwarded-For is believed."),
         Variable(name: "GOOGLE_CLIENT_IDS", defaultValue: "(none)", summary: "Comma-separated Google client ids; unset disables Google sign-in."),
         Variable(name: "GOOGLE_JWKS", defaultValue: "(Google)", summary: "Google key set: https URL or file path."),
@@ -265,6 +266,7 @@ public struct Configuration: Sendable {
         if let count = try reader.integer("RATE_LIMIT_TOKEN_PER_5_MINUTES", in: 1...1_000_000) { auth.tokenRequests = .init(count: count, per: 300) }
         if let count = try reader.integer("RATE_LIMIT_FAILED_PASSWORD_PER_15_MINUTES", in: 1...1_000_000) { auth.failedPasswordSignIns = .init(count: count, per: 900) }
         if let count = try reader.integer("RATE_LIMIT_FAILED_PASSWORD_PER_ADDRESS_PER_15_MINUTES", in: 1...1_000_000) { auth.failedPasswordsPerAddress = .init(count: count, per: 900) }
+        if let milliseconds = try reader.integer("REVOCATION_MAX_AGE_MS", in: 500...600_000) { auth.revocationMaxAge = .milliseconds(milliseconds) }
         auth.trustedProxies = try reader.list("TRUSTED_PROXIES") { ListeningSocket.isAddress($0) ? nil : "'\($0)' is not an IP address" }
         auth.googleClientIDs = try reader.list("GOOGLE_CLIENT_IDS")
         auth.appleClientIDs = try reader.list("APPLE_CLIENT_IDS")

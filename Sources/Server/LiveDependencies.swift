@@ -27,7 +27,8 @@ extension Application.Dependencies {
             influencerRequests: PostgresInfluencerRequestRepository(pool: pool),
             media: FileMediaLibrary(directory: media.directory, pool: pool, workers: fileWorkers, readers: mediaReaders), mediaSettings: media, fileWorkers: fileWorkers,
             idempotency: PostgresIdempotencyStore(pool: pool),
-            revocations: SessionRevocations(feed: PostgresRevocationFeed(pool: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime),
+            revocations: SessionRevocations(feed: PostgresRevocationFeed(beside: pool), tokenLifetime: TimeInterval(auth.accessTokenLifetime),
+                                            maxAge: auth.revocationMaxAge,
                                             logger: logger, metrics: metrics),
             rateLimitCounters: PostgresRateLimitCounters(pool: pool),
             now: now, newID: { UUID() })

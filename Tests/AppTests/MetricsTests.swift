@@ -54,7 +54,7 @@ import TestSupport
         }
         for name in ["market09_http_requests_in_flight", "market09_db_pool_busy", "market09_db_pool_queued", "market09_db_pool_wait_seconds_count",
                      "market09_db_statement_timeouts_total", "market09_revocation_poll_age_seconds", "process_resident_memory_bytes",
-                     "process_cpu_seconds_total", #"market09_job_runs_total{job="revocation_poll"}"#, #"market09_job_runs_total{job="feed_maintenance"}"#] {
+                     "process_cpu_seconds_total", #"market09_job_runs_total{job="feed_maintenance"}"#] {
             #expect(text.contains("\n" + name + " ") || text.contains("\n" + name + "{"), "\(name) missing")
         }
 

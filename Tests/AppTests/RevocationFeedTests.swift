@@ -10,7 +10,7 @@ import TestSupport
 @Suite struct RevocationFeedTests {
     @Test func aRevocationCommittedLongAfterItsTimestampIsStillSeen() async throws {
         let database = try await TestDatabase.migrated()
-        let revocations = SessionRevocations(feed: PostgresRevocationFeed(pool: database.pool), tokenLifetime: 3600, logger: LogCapture().logger)
+        let revocations = SessionRevocations(feed: PostgresRevocationFeed(beside: database.pool), tokenLifetime: 3600, logger: LogCapture().logger)
         try await revocations.poll()
         // A writer's transaction stamps its row, then takes a minute to commit (here: the
         // stamp is a minute old when the poll runs; the transaction is still open).
@@ -25,6 +25,7 @@ import TestSupport
         try await writer.withConnection { try $0.execute("COMMIT") }
         try await revocations.poll()
         #expect(revocations.isRevoked(session), "a revocation that committed after its stamp was missed")
+        await revocations.stop()
         await writer.close()
         await database.drop()
     }
@@ -59,6 +60,68 @@ import TestSupport
                 status = try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 3_000], token: admin).status
             }
             #expect(status == 200)
+        }
+    }
+}
+
+/// The poll has a thread and a connection of its own, and fails closed.
+@Suite struct RevocationPollTests {
+    /// Before: the poll was a task whose query queued on the request pool; with every
+    /// connection busy, a logout made on another instance was not applied here.
+    @Test func aSaturatedInstanceLearnsALogoutMadeElsewhereWithinASecond() async throws {
+        try await withTestApp { app async throws in
+            let signUp = try await app.send("POST", "/v1/auth/signup", json: ["email": "busy@example.com", "password": "busy-password"])
+            let session = try TestSession(signUp)
+            #expect(try await app.send("GET", "/v1/me", token: session.accessToken).status == 200)
+            // Every connection of this instance's pool busy for 3 s, and more work queued.
+            let pool = app.database.pool
+            let busy = (0..<6).map { _ in Task { try? await pool.withConnection { _ = try $0.query("SELECT pg_sleep(3)") } } }
+            try await Task.sleep(for: .milliseconds(300))
+            try await app.withSibling { other async throws in
+                let logout = try await other.send("POST", "/v1/auth/logout", json: [:], token: session.accessToken)
+                #expect(logout.status == 204)
+            }
+            try await Task.sleep(for: .milliseconds(1_200))
+            let started = ContinuousClock.now
+            let refused = try await app.send("GET", "/v1/me", token: session.accessToken)
+            #expect(refused.status == 401 && refused.errorCode == "session_revoked", "\(refused.status) \(refused.text)")
+            #expect(ContinuousClock.now - started < .seconds(2), "answered from the token alone, not after the pool")
+            for task in busy { await task.value }
+        }
+    }
+
+    /// While the poll cannot read the feed, tokens still read but may not write; once it
+    /// reads again, writes pass.
+    @Test func writesAreRefusedWhileThePollIsBehindAndPassOnceItCatchesUp() async throws {
+        try await withTestApp { app async throws in
+            let watched = try await TestDatabase.migrated()
+            let revocations = SessionRevocations(feed: PostgresRevocationFeed(url: watched.url), tokenLifetime: 3600,
+                                                 pollInterval: .milliseconds(100), maxAge: .seconds(1), logger: LogCapture().logger)
+            try await revocations.start()
+            let authenticator = Authenticator(codec: app.dependencies.accessTokens, revocations: revocations, now: { Date() })
+            let (_, token) = try await app.user()
+            func request(_ method: String) -> HTTPRequest {
+                HTTPRequest(method: method, path: "/v1/posts/1/like", headers: HTTPHeaders([("Authorization", "Bearer \(token)")]))
+            }
+            #expect(throws: Never.self) { try authenticator.principal(for: request("PUT")) }
+
+            // The feed's database stops taking connections, and its connection is dropped.
+            let name = String(watched.url.split(separator: "/").last!.split(separator: "?").first!)
+            try await app.database.pool.withConnection { connection in
+                try connection.execute("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS false")
+                _ = try connection.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'market09-revocations'",
+                                         [name])
+            }
+            try await Task.sleep(for: .milliseconds(1_500))
+            #expect(throws: AuthError.revocationsUnavailable) { try authenticator.principal(for: request("PUT")) }
+            #expect(throws: Never.self) { try authenticator.principal(for: request("GET")) }
+
+            try await app.database.pool.withConnection { try $0.execute("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true") }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !revocations.isCurrent && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(throws: Never.self) { try authenticator.principal(for: request("PUT")) }
+            await revocations.stop()
+            await watched.drop()
         }
     }
 }

@@ -31,6 +31,9 @@ public struct AuthSettings: Sendable {
     public var failedPasswordsPerAddress = RateLimiter.Limit(count: 50, per: 900)
     /// Proxies whose `X-Forwarded-For` is believed.
     public var trustedProxies: [String] = []
+    /// How old the last good revocation poll may be before tokens are refused on writes
+    /// (fail closed): the poll runs every 250 ms on a thread and connection of its own.
+    public var revocationMaxAge: Duration = .seconds(3)
     /// Google client ids (empty: Google sign-in disabled) and key set.
     public var googleClientIDs: [String] = []
     /// Where Google's keys come from.

@@ -45,6 +45,8 @@ public struct Authenticator: Sendable {
             throw AuthError.invalidToken(Self.describe(error))
         }
         guard !revocations.isRevoked(entry.principal.sessionID) else { throw AuthError.sessionRevoked }
+        // Fail closed: a write waits until this instance knows of recent sign-outs again.
+        if !["GET", "HEAD", "OPTIONS"].contains(request.method), !revocations.isCurrent { throw AuthError.revocationsUnavailable }
         // A role granted or revoked since the token was issued applies at once.
         if let role = revocations.changedRole(of: entry.principal.userID), role != entry.principal.role {
             let principal = entry.principal

@@ -1,3 +1,5 @@
+import Data
+import Dispatch
 import Domain
 import Foundation
 import Synchronization
@@ -6,6 +8,11 @@ import Synchronization
 /// them. Each instance keeps this set in memory and refreshes it from the database's
 /// revocation feed every `pollInterval`, so a logout or account deletion on any instance
 /// is refused here within a second, while authenticating a request costs no query.
+///
+/// The poll runs on a thread of its own over the feed's own connection: as a task whose
+/// query queued on the request pool, a saturated instance applied a logout made elsewhere
+/// late. And it fails closed: while the last good poll is older than `maxAge`, tokens are
+/// refused on writes (``isCurrent``) until it catches up.
 public final class SessionRevocations: Sendable {
     private struct State {
         var revoked: [SessionID: Date] = [:]
@@ -13,31 +20,34 @@ public final class SessionRevocations: Sendable {
         var roles: [UserID: (role: Role, sequence: Int, seen: Date)] = [:]
         var cursor: String?
         /// When the last poll succeeded.
-        var polled: Date?
+        var polled: ContinuousClock.Instant?
     }
 
     private let feed: (any RevocationFeed)?
     private let tokenLifetime: TimeInterval
     private let pollInterval: Duration
+    private let maxAge: Duration
     private let state = Mutex(State())
-    private let poller = Mutex<RepeatingJob?>(nil)
+    private let running = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
     private let logger: Logger
-    private let metrics: Metrics?
 
     /// Creates the set over `feed` (`nil`: local revocations only, for tests without a
-    /// database); polls are counted in `metrics`, with the age of the last good one.
-    public init(feed: (any RevocationFeed)?, tokenLifetime: TimeInterval, pollInterval: Duration = .milliseconds(250), logger: Logger,
-                metrics: Metrics? = nil) {
+    /// database), polled every `pollInterval`; writes are refused while the last good poll
+    /// is older than `maxAge`. The poll's age is on `/metrics`.
+    public init(feed: (any RevocationFeed)?, tokenLifetime: TimeInterval, pollInterval: Duration = .milliseconds(250),
+                maxAge: Duration = .seconds(3), logger: Logger, metrics: Metrics? = nil) {
         self.feed = feed
         self.tokenLifetime = tokenLifetime
         self.pollInterval = pollInterval
+        self.maxAge = maxAge
         self.logger = logger
-        self.metrics = metrics
         metrics?.addCollector { [weak self] text in
-            guard let polled = self?.state.withLock({ $0.polled }) else { return }
+            guard let age = self?.pollAge else { return }
             text.gauge("market09_revocation_poll_age_seconds",
                        help: "Seconds since this instance last read the revocation feed: how late a logout elsewhere may be seen here.",
-                       Date().timeIntervalSince(polled))
+                       Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18)
         }
     }
 
@@ -52,31 +62,74 @@ public final class SessionRevocations: Sendable {
         state.withLock { $0.roles[user]?.role }
     }
 
+    /// Whether what this instance knows of revocations is recent enough to let a token
+    /// write: always without a feed, else the last good poll is at most `maxAge` old.
+    public var isCurrent: Bool {
+        guard feed != nil else { return true }
+        guard let age = pollAge else { return false }
+        return age <= maxAge
+    }
+
+    /// Time since the last good poll; `nil` before the first.
+    var pollAge: Duration? {
+        state.withLock { $0.polled }.map { ContinuousClock.now - $0 }
+    }
+
     /// Records a revocation made by this instance, effective at once.
     public func insert(_ sessions: [SessionID]) {
         let now = Date()
         state.withLock { state in for session in sessions { state.revoked[session] = now } }
     }
 
-    /// Loads the current feed, then keeps polling until ``stop()``.
+    /// Loads the current feed (its error stops start-up), then keeps polling on a thread of
+    /// its own until ``stop()``.
     public func start() async throws {
-        let job = RepeatingJob(name: "revocation poll", interval: pollInterval, logger: logger, metrics: metrics) { [weak self] in try await self?.poll() }
-        poller.withLock { $0 = job }
-        try await job.start()
+        try await poll()
+        guard feed != nil, !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        finished.enter()
+        let seconds = Double(pollInterval.components.seconds) + Double(pollInterval.components.attoseconds) / 1e18
+        let thread = Thread { [self] in
+            defer { finished.leave() }
+            var failing = false
+            while running.load(ordering: .acquiring) {
+                do {
+                    try pollNow()
+                    if failing { logger.info("revocation poll recovered") }
+                    failing = false
+                } catch {
+                    if !failing { logger.warning("revocation poll failed", ["error": .string(String(describing: error))]) }
+                    failing = true
+                }
+                // Woken early by stop().
+                if wake.wait(timeout: .now() + seconds) == .success { return }
+            }
+        }
+        thread.name = "market09-revocations"
+        thread.start()
     }
 
-    /// Stops polling and waits for a poll in progress, so the pool can close after this.
+    /// Stops polling, waits for a poll in progress, and closes the feed's connection.
     public func stop() async {
-        await poller.withLock { $0 }?.stop()
+        if running.exchange(false, ordering: .acquiringAndReleasing) {
+            wake.signal()
+            _ = try? await BlockingWork.run(name: "revocations-stop") { [finished] in finished.wait() }
+        }
+        feed?.close()
+    }
+
+    /// One poll, on a thread of its own (tests; the first one at start).
+    func poll() async throws {
+        try await BlockingWork.run(name: "revocations-poll") { [self] in try pollNow() }
     }
 
     /// One poll: entries of transactions from the last cursor on (so a revocation that
     /// commits late is read once it commits), and forgetting entries older than any
-    /// token they could concern.
-    func poll() async throws {
+    /// token they could concern. Blocking.
+    private func pollNow() throws {
         guard let feed else { return }
         let horizon = Date().addingTimeInterval(-tokenLifetime - 120)
-        let changes = try await feed.changes(after: state.withLock { $0.cursor }, horizon: horizon)
+        let started = ContinuousClock.now
+        let changes = try feed.changes(after: state.withLock { $0.cursor }, horizon: horizon)
         let now = Date()
         state.withLock { state in
             for session in changes.sessions where state.revoked[session] == nil { state.revoked[session] = now }
@@ -87,7 +140,8 @@ public final class SessionRevocations: Sendable {
             state.revoked = state.revoked.filter { $0.value > horizon }
             state.roles = state.roles.filter { $0.value.seen > horizon }
             state.cursor = changes.cursor
-            state.polled = now
+            // As of when the read began: what committed before then is known now.
+            state.polled = started
         }
     }
 }

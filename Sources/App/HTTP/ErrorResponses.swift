@@ -52,6 +52,12 @@ struct ErrorResponses: Sendable {
             var response = HTTPResponse.error(status: 429, code: "rate_limited", message: "Too many attempts; retry in \(seconds) seconds.")
             response.headers.add("Retry-After", String(seconds))
             return response
+        case .revocationsUnavailable:
+            logger.warning("write refused: the revocation poll is behind")
+            var response = HTTPResponse.error(status: 503, code: "revocations_unavailable",
+                                              message: "Sign-outs made elsewhere cannot be checked right now; retry in a moment.")
+            response.headers.add("Retry-After", "1")
+            return response
         }
     }
 

@@ -23,43 +23,13 @@ final class ReplicaLagMonitor: Sendable {
         let freshAt: ContinuousClock.Instant?
     }
 
-    /// A connection used by one thread at a time, opened on demand and dropped on error.
-    private final class Link: Sendable {
-        private let url: String
-        private let mode: PostgresConnection.StatementMode
-        private let connection = Mutex<PostgresConnection?>(nil)
-
-        init(url: String, mode: PostgresConnection.StatementMode) {
-            self.url = url
-            self.mode = mode
-        }
-
-        func run<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
-            try connection.withLock { connection in
-                do {
-                    if connection == nil {
-                        connection = try PostgresConnection(url: url, applicationName: "market09-lag", connectTimeoutSeconds: 2,
-                                                            statementTimeout: .seconds(2), mode: mode)
-                    }
-                    return try body(connection!)
-                } catch {
-                    connection?.close()
-                    connection = nil
-                    throw error
-                }
-            }
-        }
-
-        func close() { connection.withLock { $0?.close(); $0 = nil } }
-    }
-
     private struct State {
         var samples: [(at: ContinuousClock.Instant, position: WALPosition)] = []
         var observations: [Observation?]
     }
 
-    private let primary: Link
-    private let replicas: [Link]
+    private let primary: DedicatedConnection
+    private let replicas: [DedicatedConnection]
     private let interval: Duration
     private let window: Duration
     private let state: Mutex<State>
@@ -69,8 +39,8 @@ final class ReplicaLagMonitor: Sendable {
 
     init(primaryURL: String, primaryMode: PostgresConnection.StatementMode, replicaURLs: [String],
          replicaMode: PostgresConnection.StatementMode, interval: Duration, maxLag: Duration) {
-        primary = Link(url: primaryURL, mode: primaryMode)
-        replicas = replicaURLs.map { Link(url: $0, mode: replicaMode) }
+        primary = DedicatedConnection(url: primaryURL, mode: primaryMode, applicationName: "market09-lag")
+        replicas = replicaURLs.map { DedicatedConnection(url: $0, mode: replicaMode, applicationName: "market09-lag") }
         self.interval = interval
         window = maxLag * 2 + interval * 2
         state = Mutex(State(observations: Array(repeating: nil, count: replicaURLs.count)))

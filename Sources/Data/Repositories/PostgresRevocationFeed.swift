@@ -2,18 +2,26 @@ import Domain
 import Foundation
 
 /// Reads the `revoked_sessions` and `role_changes` feeds that triggers append to whenever
-/// a session ends or a user's role changes.
-public struct PostgresRevocationFeed: RevocationFeed {
-    private let pool: PostgresPool
+/// a session ends or a user's role changes, on a connection of its own: the poll must not
+/// queue behind the requests whose tokens it judges (on the request pool, a saturated
+/// instance applied a logout made elsewhere late).
+public final class PostgresRevocationFeed: RevocationFeed {
+    private let connection: DedicatedConnection
 
-    public init(pool: PostgresPool) {
-        self.pool = pool
+    /// A feed over its own connection to `url` (`mode` as the pool's: unnamed through PgBouncer).
+    public init(url: String, mode: PostgresConnection.StatementMode = .prepared) {
+        connection = DedicatedConnection(url: url, mode: mode, applicationName: "market09-revocations")
+    }
+
+    /// A feed over its own connection to the database `pool` reaches.
+    public convenience init(beside pool: PostgresPool) {
+        self.init(url: pool.settings.url, mode: pool.settings.statementMode)
     }
 
     /// Rows of transactions from `cursor` on (re-reading some is harmless), or — without a
-    /// cursor — every row stamped after `horizon`.
-    public func changes(after cursor: String?, horizon: Date) async throws -> RevocationFeedChanges {
-        try await pool.withConnection { connection in
+    /// cursor — every row stamped after `horizon`. Blocking.
+    public func changes(after cursor: String?, horizon: Date) throws -> RevocationFeedChanges {
+        try connection.run { connection in
             // First the cursor, then the rows, each statement with its own snapshot: every
             // transaction older than the cursor had ended before the rows were read.
             let next: String = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").first!.decode(0)
@@ -29,5 +37,9 @@ public struct PostgresRevocationFeed: RevocationFeed {
                 }
             return RevocationFeedChanges(sessions: sessions, roles: roles, cursor: next)
         }
+    }
+
+    public func close() {
+        connection.close()
     }
 }

@@ -27,4 +27,7 @@ public enum AuthError: Error, Sendable, Equatable {
     case providerDisabled(IdentityProvider)
     /// Too many attempts; retry after the given seconds (429 `rate_limited`).
     case rateLimited(retryAfterSeconds: Int)
+    /// This instance could not learn recent sign-outs lately, so a token may not write
+    /// until it has (503 `revocations_unavailable`): fail closed, not open.
+    case revocationsUnavailable
 }

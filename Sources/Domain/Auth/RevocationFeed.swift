@@ -20,8 +20,13 @@ public struct RevocationFeedChanges: Sendable {
 
 /// The sessions that ended and the roles that changed, as every instance must learn them:
 /// `SessionRevocations` polls it so a revoked token stops working everywhere at once.
+///
+/// Blocking, on purpose: the poll runs on a thread of its own with a connection of its own,
+/// so it never waits behind the requests whose tokens it judges.
 public protocol RevocationFeed: Sendable {
     /// Changes from `cursor` on (re-reading some is harmless), or — without a cursor —
-    /// every change stamped after `horizon`.
-    func changes(after cursor: String?, horizon: Date) async throws -> RevocationFeedChanges
+    /// every change stamped after `horizon`. Blocks the calling thread.
+    func changes(after cursor: String?, horizon: Date) throws -> RevocationFeedChanges
+    /// Releases the feed's connection.
+    func close()
 }
