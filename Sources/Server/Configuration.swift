@@ -67,8 +67,18 @@ public struct Configuration: Sendable {
     public var openAPIPath: String?
     /// Where `/docs` loads Swagger UI from: a base URL, or a local directory served under
     /// `/docs/assets/` (which wins when both are set).
-    public var docsAssetsURL = DocsController.defaultAssetsURL
+    public var docsAssetsURL: String?
+    /// The SRI hashes of `swagger-ui.css` and `swagger-ui-bundle.js` at ``docsAssetsURL``.
+    public var docsAssetsIntegrity: [String] = []
     public var docsAssetsDirectory: String?
+
+    /// Where `/docs` loads Swagger UI from: a local directory, a CDN given with its files'
+    /// hashes, or the pinned default.
+    public var docsAssets: DocsController.Assets {
+        if let directory = docsAssetsDirectory { return .directory(directory) }
+        if let url = docsAssetsURL { return .remote(url, integrity: docsAssetsIntegrity) }
+        return .pinnedCDN
+    }
     /// Uploads: `nil` fields take their defaults from the data directory and the address.
     public var mediaDirectory: String?
     public var mediaBaseURL: String?
@@ -136,7 +146,8 @@ public struct Configuration: Sendable {
         Variable(name: "METRICS_PORT", defaultValue: "9464", summary: "Port of the metrics listener (0: any free one; 0 too when PORT is 0)."),
         Variable(name: "METRICS_TOKEN", defaultValue: "(none)", summary: "Bearer token scrapes must send (at least 16 characters); set it when others can reach METRICS_HOST."),
         Variable(name: "OPENAPI_PATH", defaultValue: "(found)", summary: "The contract served at /openapi.yaml, /openapi.json and /docs; default: openapi.yaml beside the executable or a parent."),
-        Variable(name: "DOCS_ASSETS_URL", defaultValue: "(jsDelivr)", summary: "Base URL of swagger-ui.css and swagger-ui-bundle.js for /docs."),
+        Variable(name: "DOCS_ASSETS_URL", defaultValue: "(jsDelivr)", summary: "Base URL of swagger-ui.css and swagger-ui-bundle.js for /docs (default: swagger-ui-dist 5.17.14 on jsDelivr, pinned by hash)."),
+        Variable(name: "DOCS_ASSETS_INTEGRITY", defaultValue: "(pinned)", summary: "With DOCS_ASSETS_URL: the two files' SRI hashes, CSS's then the script's, space-separated (sha384-…)."),
         Variable(name: "DOCS_ASSETS_DIR", defaultValue: "(none)", summary: "A local directory with those two files, served under /docs/assets/ (offline use)."),
         Variable(name: "MEDIA_DIR", defaultValue: "(data dir)/media", summary: "Where uploaded images are stored (content-addressed files)."),
         Variable(name: "MEDIA_BASE_URL", defaultValue: "http://HOST:PORT", summary: "Public base URL of /media/ in upload answers, e.g. https://api.09market.kr."),
@@ -216,7 +227,10 @@ public struct Configuration: Sendable {
         configuration.metricsToken = try reader.string("METRICS_TOKEN") { $0.utf8.count >= 16 && !$0.contains(" ") ? nil : "expected at least 16 characters without spaces" }
         configuration.openAPIPath = try reader.string("OPENAPI_PATH")
         configuration.docsAssetsURL = try reader.string("DOCS_ASSETS_URL") { $0.hasPrefix("https://") || $0.hasPrefix("http://") || $0.hasPrefix("/") ? nil : "expected an http(s) URL or an absolute path" }
-            ?? configuration.docsAssetsURL
+        configuration.docsAssetsIntegrity = try reader.string("DOCS_ASSETS_INTEGRITY")?.split(separator: " ").map(String.init) ?? []
+        if configuration.docsAssetsURL != nil && configuration.docsAssetsIntegrity.count != 2 {
+            throw ConfigurationError(name: "DOCS_ASSETS_INTEGRITY", reason: "DOCS_ASSETS_URL needs the SRI hashes of swagger-ui.css and swagger-ui-bundle.js (two values, space-separated): third-party scripts are never loaded unpinned")
+        }
         configuration.docsAssetsDirectory = try reader.string("DOCS_ASSETS_DIR")
         configuration.mediaDirectory = try reader.string("MEDIA_DIR")
         configuration.mediaBaseURL = try reader.string("MEDIA_BASE_URL") {

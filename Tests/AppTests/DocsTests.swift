@@ -57,7 +57,8 @@ import TestSupport
         try Data("body { color: red }".utf8).write(to: assets.appendingPathComponent("swagger-ui.css"))
         try Data(String(repeating: "window.x = 1;\n", count: 200).utf8).write(to: assets.appendingPathComponent("swagger-ui-bundle.js"))
 
-        let remote = try DocsController(contract: try contract, assets: .remote("https://cdn.example/ui/"))
+        let pins = ["sha384-" + Data(repeating: 1, count: 48).base64EncodedString(), "sha384-" + Data(repeating: 2, count: 48).base64EncodedString()]
+        let remote = try DocsController(contract: try contract, assets: .remote("https://cdn.example/ui/", integrity: pins))
         let local = try DocsController(contract: try contract, assets: .directory(assets.path))
         let remoteResponder = RoutingResponder(routes: remote.routes, cors: CORSPolicy(allowedOrigins: []), logger: LogCapture().logger)
         let responder = RoutingResponder(routes: local.routes, cors: CORSPolicy(allowedOrigins: []), logger: LogCapture().logger)
@@ -76,10 +77,27 @@ import TestSupport
         let gzipped = await get("/openapi.json", [("Accept-Encoding", "gzip")])
         #expect(gzipped.headers["Content-Encoding"] == "gzip" && gzipped.body.count < json.body.count / 4 && gzipped.headers["ETag"] == "W/" + tag)
 
-        let page = String(decoding: (await get("/docs", from: remoteResponder)).body, as: UTF8.self)
-        #expect(page.contains(#"<script src="https://cdn.example/ui/swagger-ui-bundle.js""#) && page.contains(#"url: "/openapi.json""#))
-        let offline = String(decoding: (await get("/docs")).body, as: UTF8.self)
-        #expect(offline.contains(#"href="/docs/assets/swagger-ui.css""#))
+        // Third-party files are pinned by hash, and the policy runs nothing else.
+        let remotePage = await get("/docs", from: remoteResponder)
+        let page = String(decoding: remotePage.body, as: UTF8.self)
+        #expect(page.contains(#"<script src="https://cdn.example/ui/swagger-ui-bundle.js" integrity="\#(pins[1])" crossorigin="anonymous"></script>"#))
+        #expect(page.contains(#"<link rel="stylesheet" href="https://cdn.example/ui/swagger-ui.css" integrity="\#(pins[0])" crossorigin="anonymous">"#))
+        #expect(page.contains(#"url: "/openapi.json""#) && page.contains(#"id="docs-unavailable" hidden"#))
+        let policy = try #require(remotePage.headers["Content-Security-Policy"])
+        #expect(policy.hasPrefix("default-src 'none'; script-src 'sha256-") && policy.contains("'\(pins[1])'")
+                && policy.contains("style-src https://cdn.example;") && !policy.contains("unsafe"))
+        let offlinePage = await get("/docs")
+        let offline = String(decoding: offlinePage.body, as: UTF8.self)
+        let bundleHash = "sha256-" + Data(SHA256.digest(Data(String(repeating: "window.x = 1;\n", count: 200).utf8))).base64EncodedString()
+        #expect(offline.contains(#"href="/docs/assets/swagger-ui.css" integrity="sha256-"#) && offline.contains(#"integrity="\#(bundleHash)">"#))
+        #expect(offlinePage.headers["Content-Security-Policy"]?.contains("style-src 'self';") == true)
+        // The default is the pinned CDN; a CDN named without its files' hashes is refused.
+        let pinned = try DocsController(contract: try contract, assets: .pinnedCDN)
+        let pinnedPage = await RoutingResponder(routes: pinned.routes, cors: CORSPolicy(allowedOrigins: []), logger: LogCapture().logger)
+            .respond(to: HTTPRequest(method: "GET", path: "/docs"))
+        #expect(String(decoding: pinnedPage.body, as: UTF8.self).contains(
+            #"src="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5.17.14/swagger-ui-bundle.js" integrity="sha384-wmyclcVGX/WhUkdkATwhaK1X1JtiNrr2EoYJ+diV3vj4v6OC5yCeSu+yW13SYJep""#))
+        #expect(throws: DocsError.self) { try DocsController(contract: try contract, assets: .remote("https://cdn.example/ui", integrity: [])) }
         let css = await get("/docs/assets/swagger-ui.css")
         #expect(css.status == 200 && css.body == Data("body { color: red }".utf8) && css.headers["Content-Type"] == "text/css; charset=utf-8")
         for path in ["/docs/assets/secret.txt", "/docs/assets/..%2Fopenapi.yaml", "/docs/assets/%2e%2e"] {

@@ -101,11 +101,11 @@ enum ServeCommand {
         guard let contract = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ConfigurationError(name: "OPENAPI_PATH", reason: "\(path) cannot be read")
         }
-        let assets: DocsController.Assets = configuration.docsAssetsDirectory.map { .directory($0) } ?? .remote(configuration.docsAssetsURL)
         do {
-            return try DocsController(contract: contract, assets: assets)
+            return try DocsController(contract: contract, assets: configuration.docsAssets)
         } catch {
-            throw ConfigurationError(name: configuration.docsAssetsDirectory != nil ? "DOCS_ASSETS_DIR" : "OPENAPI_PATH", reason: "\(path): \(error)")
+            let name = configuration.docsAssetsDirectory != nil ? "DOCS_ASSETS_DIR" : configuration.docsAssetsURL != nil ? "DOCS_ASSETS_INTEGRITY" : "OPENAPI_PATH"
+            throw ConfigurationError(name: name, reason: "\(path): \(error)")
         }
     }
 

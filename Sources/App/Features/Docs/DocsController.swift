@@ -1,3 +1,4 @@
+import Data
 import Foundation
 
 /// The contract where API users look for it: `GET /openapi.yaml` (the file as written),
@@ -5,19 +6,31 @@ import Foundation
 /// `GET /docs`, an interactive reference (Swagger UI) whose assets come from a CDN by
 /// default or, offline, from a local copy served under `/docs/assets/`.
 ///
+/// The page loads third-party scripts on the API's origin, so it pins them: each tag
+/// carries its Subresource Integrity hash, and the page's Content-Security-Policy runs no
+/// script but those (by hash) and its own inline starter. When the files cannot be loaded
+/// (offline, a firewall) the page says so and what to do, instead of staying blank.
+///
 /// Everything is built at start-up and answered on the engine thread: no file or
 /// database I/O per request, gzip done once (the UI's script is 1.4 MB, 0.4 MB gzipped).
 public struct DocsController: Sendable {
     /// Where the Swagger UI's files come from.
     public enum Assets: Sendable {
-        /// A base URL holding `swagger-ui.css` and `swagger-ui-bundle.js` (a CDN).
-        case remote(String)
+        /// A base URL holding `swagger-ui.css` and `swagger-ui-bundle.js` (a CDN), with the
+        /// SRI hashes of the two files (`sha384-…`), in that order.
+        case remote(String, integrity: [String])
         /// A local directory holding them, served under `/docs/assets/`.
         case directory(String)
+
+        /// swagger-ui-dist 5.17.14 on jsDelivr, the version pinned so the page does not
+        /// change under users, with its files' published SRI hashes.
+        public static let pinnedCDN = Assets.remote("https://cdn.jsdelivr.net/npm/swagger-ui-dist@5.17.14", integrity: [
+            "sha384-wxLW6kwyHktdDGr6Pv1zgm/VGJh99lfUbzSn6HNHBENZlCN7W602k9VkGdxuFvPn",
+            "sha384-wmyclcVGX/WhUkdkATwhaK1X1JtiNrr2EoYJ+diV3vj4v6OC5yCeSu+yW13SYJep",
+        ])
     }
 
-    /// The default CDN: the swagger-ui-dist package, version pinned so the page does not
-    /// change under users.
+    /// The default CDN's base URL (see ``Assets/pinnedCDN``).
     public static let defaultAssetsURL = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5.17.14"
     static let assetNames = ["swagger-ui.css", "swagger-ui-bundle.js"]
 
@@ -33,24 +46,40 @@ public struct DocsController: Sendable {
         yaml = StaticAsset(contentType: "application/yaml; charset=utf-8", body: Data(contract.utf8), cacheControl: "no-cache")
         json = StaticAsset(contentType: HTTPResponse.jsonContentType, body: JSONWriter.encode(document, capacity: contract.utf8.count),
                            cacheControl: "no-cache")
-        var base: String
+        let base: String
+        let integrity: [String]
+        let styleSource: String
         switch assets {
-        case .remote(let url):
+        case .remote(let url, let hashes):
+            guard hashes.count == 2, hashes.allSatisfy(DocsPage.isIntegrity) else {
+                throw DocsError(description: "the docs assets' integrity must be two SRI hashes (sha256-, sha384- or sha512-), the CSS's then the script's")
+            }
             base = url.hasSuffix("/") ? String(url.dropLast()) : url
+            integrity = hashes
             localAssets = [:]
+            styleSource = DocsPage.origin(of: base) ?? "'self'"
         case .directory(let path):
             base = "/docs/assets"
-            localAssets = try Dictionary(uniqueKeysWithValues: Self.assetNames.map { name in
+            var files: [String: StaticAsset] = [:]
+            var hashes: [String] = []
+            for name in Self.assetNames {
                 let url = URL(fileURLWithPath: path).appendingPathComponent(name)
                 guard let body = FileManager.default.contents(atPath: url.path) else {
                     throw DocsError(description: "\(url.path) is missing (DOCS_ASSETS_DIR must hold \(Self.assetNames.joined(separator: " and ")))")
                 }
                 let type = name.hasSuffix(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8"
-                return (name, StaticAsset(contentType: type, body: body, cacheControl: "public, max-age=86400"))
-            })
+                files[name] = StaticAsset(contentType: type, body: body, cacheControl: "public, max-age=86400")
+                hashes.append(DocsPage.integrity(of: body))
+            }
+            localAssets = files
+            integrity = hashes
+            styleSource = "'self'"
         }
-        base = Self.escapeAttribute(base)
-        page = StaticAsset(contentType: "text/html; charset=utf-8", body: Data(Self.page(assetsBase: base).utf8), cacheControl: "no-cache")
+        let html = DocsPage(assetsBase: base, integrity: integrity)
+        var headers = [("Content-Security-Policy", html.contentSecurityPolicy(styleSource: styleSource)),
+                       ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
+        headers.append(("X-Frame-Options", "DENY"))
+        page = StaticAsset(contentType: "text/html; charset=utf-8", body: Data(html.text.utf8), cacheControl: "no-cache", headers: headers)
     }
 
     /// The routes: the contract in both forms, the page, and the local assets if any.
@@ -70,35 +99,6 @@ public struct DocsController: Sendable {
         }
         return routes
     }
-
-    /// Swagger UI over `/openapi.json`. The contract's server is `/`, so "Try it out"
-    /// calls the server that served the page.
-    private static func page(assetsBase: String) -> String {
-        """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Market09 Server API</title>
-        <link rel="stylesheet" href="\(assetsBase)/swagger-ui.css">
-        </head>
-        <body>
-        <div id="swagger-ui"></div>
-        <script src="\(assetsBase)/swagger-ui-bundle.js" crossorigin></script>
-        <script>
-        window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });
-        </script>
-        </body>
-        </html>
-
-        """
-    }
-
-    private static func escapeAttribute(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-    }
 }
 
 /// Why the docs could not be prepared.
@@ -113,11 +113,13 @@ struct StaticAsset: Sendable {
     let gzipped: Data?
     let tag: String
     let cacheControl: String
+    let headers: [(String, String)]
 
-    init(contentType: String, body: Data, cacheControl: String) {
+    init(contentType: String, body: Data, cacheControl: String, headers: [(String, String)] = []) {
         self.contentType = contentType
         self.body = body
         self.cacheControl = cacheControl
+        self.headers = headers
         tag = "\"" + EntityTag.hex(EntityTag.hash(body)) + "\""
         gzipped = body.count >= ContentCoding.minimumSize ? GzipEncoders(level: 9).compress(body) : nil
     }
@@ -136,6 +138,7 @@ struct StaticAsset: Sendable {
         if gzipped != nil { response.headers.add("Vary", "Accept-Encoding") }
         response.headers.add("ETag", tag)
         response.headers.add("Cache-Control", cacheControl)
+        for (name, value) in headers { response.headers.add(name, value) }
         return response
     }
 }
