@@ -6,9 +6,16 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends pkg-config libpq-dev libssl-dev libmicrohttpd-dev zlib1g-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+# Package.swift declares the test targets too, and SwiftPM wants their folders even to
+# build one product: without Tests/ the build stopped at "Source files for target
+# DomainTests should be located under 'Tests/DomainTests'".
 COPY Package.swift ./
 COPY Sources ./Sources
-RUN swift build -c release --product market09 --static-swift-stdlib \
+COPY Tests ./Tests
+# The build directory is a cache kept between builds (BuildKit): a changed source file
+# recompiles what depends on it, not the whole package (94 s from nothing on 2 cores).
+RUN --mount=type=cache,target=/src/.build \
+    swift build -c release --product market09 --static-swift-stdlib \
  && install -D .build/release/market09 /out/market09
 
 # Runtime stage: the shared C libraries only. Migrations sit beside the binary, where

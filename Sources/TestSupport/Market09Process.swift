@@ -15,6 +15,14 @@ public final class Market09Process: Sendable {
         return path
     }
 
+    /// A process its test left running (it failed before stopping it) is killed, so a
+    /// failed test leaves no server behind to load the rest of the run.
+    deinit {
+        guard !process.hasExited, process.exitCodeIfExited() == nil else { return }
+        process.send(SIGKILL)
+        _ = process.waitForExit()
+    }
+
     /// Starts `market09 arguments…` in `directory` with `environment` added to ours. With
     /// `viaShell`, `arguments` is a shell command line whose `$0` is the executable (for
     /// redirections such as `< password-file`).

@@ -12,7 +12,12 @@ import TestSupport
     /// 200 again within 15 s, only 200 and 503 meanwhile, no acknowledged like lost.
     @Test func theClusterServesThroughTheBalancerAndSurvivesTheLossOfItsPrimary() async throws {
         try await Topology(script: "scripts/cluster", directoryVariable: "CLUSTER_DIR", portVariable: "CLUSTER_PORT",
-                           instances: ["18101", "18102", "18103"]).check { _ in [:] }
+                           instances: ["18101", "18102", "18103"]).check { state in Self.clusterCheck(state) }
+    }
+
+    /// What cluster_check.py needs of scripts/cluster: its password file and databases.
+    static func clusterCheck(_ state: String) -> [String: String] {
+        ["PGPASSFILE": state + "/secrets/pgpass", "CHECK_DATABASE_PORTS": "5500,5501,5502,5503"]
     }
 
     /// The same cluster behind HAProxy (`CLUSTER_BALANCER=haproxy`), which asks every
@@ -23,7 +28,7 @@ import TestSupport
     @Test func behindHAProxyAHungInstanceIsTakenOutAndTheClusterSurvivesItsPrimary() async throws {
         try await Topology(script: "scripts/cluster", directoryVariable: "CLUSTER_DIR", portVariable: "CLUSTER_PORT",
                            instances: ["18101", "18102", "18103"], environment: ["CLUSTER_BALANCER": "haproxy"],
-                           arguments: ["--frozen"]).check { _ in [:] }
+                           arguments: ["--frozen"]).check { state in Self.clusterCheck(state) }
     }
 
     /// `scripts/compose-direct up`: docker-compose.yml's services as processes, each running
@@ -32,9 +37,9 @@ import TestSupport
     @Test func theComposeTopologyServesThroughTheBalancer() async throws {
         try await Topology(script: "scripts/compose-direct", directoryVariable: "COMPOSE_DIR", portVariable: "COMPOSE_PORT",
                            instances: ["18111", "18112", "18113"], arguments: ["--no-failover"]).check { state in
-            let password = try String(contentsOfFile: state + "/postgres-password", encoding: .utf8)
+            let password = try String(contentsOfFile: state + "/secrets/market09-password", encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            return ["CHECK_PRIMARY_URL": "postgres://market09:\(password)@127.0.0.1:5611/market09"]
+            return ["CHECK_PRIMARY_URL": "postgres://market09:\(password)@127.0.0.1:5611/market09", "CHECK_DATABASE_PORTS": "5611,5612"]
         }
     }
 }

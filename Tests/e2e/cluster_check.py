@@ -34,9 +34,22 @@ FROZEN = "--frozen" in sys.argv[5:]
 MONITOR = "postgresql://autoctl_node@127.0.0.1:5500/pg_auto_failover"
 
 
-def request(method, path, body=None, token=None, address="198.51.100.1", cookie=None, port=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port or BALANCER.port, timeout=30)
-    headers = {"X-Forwarded-For": address}
+SOURCES = {}
+
+
+def source_for(address):
+    """A loopback source address standing for the client `address`: every 127.0.0.0/8
+    address is this machine, and the balancer forwards the one it sees (127.0.0.2 is the
+    balancer's own)."""
+    if address not in SOURCES:
+        n = len(SOURCES)
+        SOURCES[address] = f"127.10.{n // 250}.{n % 250 + 1}"
+    return SOURCES[address]
+
+
+def request(method, path, body=None, token=None, address="198.51.100.1", cookie=None, port=None, forged=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port or BALANCER.port, timeout=30, source_address=(source_for(address), 0))
+    headers = {"X-Forwarded-For": forged} if forged else {}
     if body is not None:
         headers["Content-Type"] = "application/json"
     if token:
@@ -125,10 +138,14 @@ def main():
     check(leaders.count(True) == 1, f"one job leader ({leaders})")
     check(all('\nmarket09_replica_healthy{replica="0"} 1' in text for text in metrics), "every instance reads from a healthy replica")
 
+    local_accounts_are_not_trusted()
+    forwarded_for_only_from_the_balancer()
+
     if FROZEN:
         frozen()
     if FAILOVER:
-        failover(tokens, posts[2:])
+        killed = failover(tokens, posts[2:])
+        local_accounts_are_not_trusted(killed=(killed,))
 
 
 def frozen():
@@ -147,6 +164,49 @@ def frozen():
         os.kill(pid, signal.SIGCONT)
     check(statuses.count(200) == 30 and elapsed < 5, f"an instance that hangs is taken out: 30 requests, {statuses.count(200)} answered 200 in {elapsed:.1f} s")
     time.sleep(1.5)  # two good checks bring it back
+
+
+def local_accounts_are_not_trusted(killed=()):
+    """No password, no connection: every database of the topology asks for one, sockets
+    included, and its sockets and secrets sit in private directories. `killed`: ports of
+    nodes the failover drill killed (their pg_hba.conf is still read)."""
+    ports = [int(p) for p in os.environ.get("CHECK_DATABASE_PORTS", "").split(",") if p]
+    bare = {key: value for key, value in os.environ.items() if key not in ("PGPASSFILE", "PGPASSWORD")}
+    bare["PGPASSFILE"] = "/nonexistent"
+    for port in [port for port in ports if port not in killed]:
+        for user in ("postgres", "market09"):
+            # The question is authentication: a node briefly restarting by its keeper is asked again.
+            for _ in range(20):
+                attempt = subprocess.run(["psql", "-XAtq", "-w", f"postgresql://{user}@127.0.0.1:{port}/postgres", "-c", "SELECT 1"],
+                                         env=bare, capture_output=True, text=True)
+                if "Connection refused" not in attempt.stderr:
+                    break
+                print(f"     :{port} refused the connection; asking again", flush=True)
+                time.sleep(0.5)
+            check(attempt.returncode != 0 and "password" in attempt.stderr,
+                  f"{user} on :{port} without a password is refused ({attempt.stderr.strip()[:80]})")
+    for name in ("monitor", "node1", "node2", "replica"):
+        path = os.path.join(STATE, name, "pg_hba.conf")
+        if os.path.exists(path):
+            with open(path) as file:
+                trusting = [line.strip() for line in file if not line.lstrip().startswith("#") and " trust" in line.split("#")[0] + " "]
+            check(not trusting, f"{name}'s pg_hba.conf trusts nobody ({trusting[:1]})")
+    for private in ("secrets", "sockets"):
+        path = os.path.join(STATE, private)
+        if os.path.exists(path):
+            check(os.stat(path).st_mode & 0o077 == 0, f"{private}/ is private to its owner")
+
+
+def forwarded_for_only_from_the_balancer():
+    """A client cannot pick its rate-limit key with X-Forwarded-For, through the balancer
+    or straight to an instance: only the balancer's own source address is believed, and
+    the balancer forwards the address it sees."""
+    for name, port in (("straight to an instance", INSTANCES[0]), ("through the balancer", None)):
+        statuses = [request("POST", "/v1/auth/anonymous", {}, address=f"forger {name}", port=port, forged=f"203.0.113.{index + 1}")[0]
+                    for index in range(31)]
+        check(429 in statuses, f"31 anonymous sign-ups {name}, each with a new forged X-Forwarded-For, hit one address's limit ({statuses[-3:]})")
+    status, _, _ = request("POST", "/v1/auth/anonymous", {}, address="a client of its own")
+    check(status == 201, f"another client address through the balancer has a budget of its own ({status})")
 
 
 def failover(tokens, posts):
@@ -212,6 +272,7 @@ def failover(tokens, posts):
     liked = set(sql(PRIMARY, f"SELECT post_id FROM likes WHERE post_id >= {min(posts)}").split())
     lost = [(index, post) for index, post in acknowledged if str(post) not in liked]
     check(not lost, f"no like answered 200 lost ({len(acknowledged)} acknowledged, {len(lost)} missing)")
+    return {"node1": 5501, "node2": 5502}[primary]
 
 
 main()

@@ -32,12 +32,21 @@ make_state() { # directory
   return 0
 }
 
+# The balancer's own source address towards the instances: every local process shares
+# 127.0.0.1, so the instances believe X-Forwarded-For from this one alone (TRUSTED_PROXIES).
+balancer_source=127.0.0.2
+# Per-client caps at the balancer (docker-compose.yml: 64 connections, 50 requests/s with
+# bursts of 100). Every client of a local topology, the bench's load included, is one
+# loopback address: the defaults here are wide, the variables narrow them.
+client_connections="${CLIENT_CONNECTIONS:-4096}"; client_rate="${CLIENT_RATE:-100000r/s}"; client_burst="${CLIENT_BURST:-100000}"
+
 # Renders deploy/nginx/market09.conf into DIRECTORY/nginx.conf and starts nginx on it.
 start_nginx() { # directory listen-address instance-port...
   local dir=$1 address=$2 servers="" port; shift 2
   for port in "$@"; do servers+="server 127.0.0.1:$port max_fails=1 fail_timeout=2s;"$'\n        '; done
   "$root/deploy/render" "$root/deploy/nginx/market09.conf" "$dir/nginx.conf" \
-    RUN_DIR="$dir" ERROR_LOG="$dir/nginx.error.log" DAEMON=on LISTEN="$address" SERVERS="$servers"
+    RUN_DIR="$dir" ERROR_LOG="$dir/nginx.error.log" DAEMON=on LISTEN="$address" SERVERS="$servers" \
+    PROXY_BIND="proxy_bind $balancer_source;" CLIENT_CONNECTIONS="$client_connections" CLIENT_RATE="$client_rate" CLIENT_BURST="$client_burst"
   nginx -c "$dir/nginx.conf"
   wait_ready "http://$address/ready"
 }
@@ -47,7 +56,7 @@ start_haproxy() { # directory listen-address instance-port...
   local dir=$1 address=$2 servers="" port; shift 2
   for port in "$@"; do servers+="server m$port 127.0.0.1:$port"$'\n    '; done
   "$root/deploy/render" "$root/deploy/haproxy/market09.cfg" "$dir/haproxy.cfg" \
-    RUN_DIR="$dir" DAEMON=daemon LISTEN="$address" SERVERS="$servers" DEPLOY_DIR="$root/deploy"
+    RUN_DIR="$dir" DAEMON=daemon LISTEN="$address" SERVERS="$servers" DEPLOY_DIR="$root/deploy" SOURCE="source $balancer_source"
   haproxy -q -f "$dir/haproxy.cfg"
   wait_ready "http://$address/ready"
 }

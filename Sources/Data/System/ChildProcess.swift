@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A child process started with `posix_spawn`, its standard input from `/dev/null` and its
 /// standard output and error appended to one file.
@@ -17,6 +18,11 @@ public final class ChildProcess: Sendable {
     public let pid: pid_t
     /// The file receiving standard output and standard error.
     public let outputPath: String
+    /// Set once the process has been reaped: its pid may then name another process.
+    private let reaped = Atomic<Bool>(false)
+
+    /// Whether the process has exited and been reaped.
+    public var hasExited: Bool { reaped.load(ordering: .acquiring) }
 
     /// Starts `arguments[0]` (an absolute path). `environment` replaces the inherited one
     /// when given; `directory` becomes the working directory when given.
@@ -69,6 +75,7 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` (e.g. `SIGTERM`) to the process.
     public func send(_ signal: Int32) {
+        guard !hasExited else { return }
         kill(pid, signal)
     }
 
@@ -76,13 +83,16 @@ public final class ChildProcess: Sendable {
     public func waitForExit() -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        reaped.store(true, ordering: .releasing)
         return Self.exitCode(status)
     }
 
     /// The exit code if the process has exited, `nil` while it runs. Reaps the process.
     public func exitCodeIfExited() -> Int32? {
         var status: Int32 = 0
-        return waitpid(pid, &status, WNOHANG) == pid ? Self.exitCode(status) : nil
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        reaped.store(true, ordering: .releasing)
+        return Self.exitCode(status)
     }
 
     /// Everything the process wrote so far.
