@@ -32,6 +32,9 @@ GRANT CONNECT, TEMPORARY ON DATABASE :"database" TO :"app";
 GRANT USAGE ON SCHEMA public TO :"app";
 ALTER DEFAULT PRIVILEGES FOR ROLE :"owner" IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO :"app";
 ALTER DEFAULT PRIVILEGES FOR ROLE :"owner" IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO :"app";
+-- seed demo and seed bulk load likes with triggers off and count them after (a superuser
+-- parameter; PostgreSQL 15 grants it alone).
+GRANT SET ON PARAMETER session_replication_role TO :"owner";
 \i $deploy/pgbouncer/roles.sql
 CREATE ROLE replicator WITH REPLICATION LOGIN PASSWORD :'password';
 SQL
