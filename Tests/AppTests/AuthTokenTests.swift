@@ -151,10 +151,29 @@ import TestSupport
         }
     }
 
+    /// GoTrue's rule: a client that kept the parent of the session's active token (it lost
+    /// a refresh's answer, or another copy of the session refreshed) gets the active pair
+    /// back at any time; before, after 10 s it was reuse, the session was revoked, and the
+    /// 09Market app signed its user out about once an hour.
+    @Test func theParentOfTheActiveTokenGetsTheActivePairAtAnyTime() async throws {
+        try await withTestApp { app async throws in
+            let first = try TestSession(try await app.send("POST", "/v1/auth/anonymous"))
+            let active = try TestSession(try await app.send("POST", "/v1/auth/token", json: ["grant_type": "refresh_token", "refresh_token": first.refreshToken]))
+            app.clock.advance(by: 3_600)
+            let again = try TestSession(try await app.send("POST", "/v1/auth/token", json: ["grant_type": "refresh_token", "refresh_token": first.refreshToken]))
+            #expect(again.refreshToken == active.refreshToken && again.accessToken == active.accessToken)
+            // Nothing revoked: the active token still rotates.
+            let next = try await app.send("POST", "/v1/auth/token", json: ["grant_type": "refresh_token", "refresh_token": active.refreshToken])
+            #expect(next.status == 200)
+        }
+    }
+
     @Test func reuseAfterTheGraceRevokesTheWholeSession() async throws {
         try await withTestApp { app async throws in
             let first = try TestSession(try await app.send("POST", "/v1/auth/anonymous"))
-            let rotated = try TestSession(try await app.send("POST", "/v1/auth/token", json: ["grant_type": "refresh_token", "refresh_token": first.refreshToken]))
+            let second = try TestSession(try await app.send("POST", "/v1/auth/token", json: ["grant_type": "refresh_token", "refresh_token": first.refreshToken]))
+            // `first` is now the grandparent of the active token: past the grace, reuse.
+            let rotated = try TestSession(try await app.send("POST", "/v1/auth/token", json: ["grant_type": "refresh_token", "refresh_token": second.refreshToken]))
             app.clock.advance(by: 11)
 
             let reused = try await app.send("POST", "/v1/auth/token", json: ["grant_type": "refresh_token", "refresh_token": first.refreshToken])

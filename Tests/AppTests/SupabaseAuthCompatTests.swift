@@ -59,7 +59,14 @@ import TestSupport
             #expect(refreshed.status == 200)
             let second = try TestSession(refreshed)
             #expect(second.userID == first.userID && second.refreshToken != first.refreshToken)
-
+            // GoTrue's rule: the parent of the active token gets the active pair back, at any time.
+            app.clock.advance(by: 3_000)
+            let parent = try TestSession(try await app.send("POST", "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": first.refreshToken],
+                                                           headers: Self.apikey))
+            #expect(parent.refreshToken == second.refreshToken && parent.accessToken == second.accessToken)
+            // An older token, past the reuse interval, is reuse.
+            let third = try TestSession(try await app.send("POST", "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": second.refreshToken],
+                                                          headers: Self.apikey))
             app.clock.advance(by: app.auth.sessions.refreshGrace + 1)
             let reused = try await app.send("POST", "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": first.refreshToken], headers: Self.apikey)
             #expect(reused.status == 400)
@@ -67,7 +74,7 @@ import TestSupport
             #expect(reused.json["error_code"] as? String == "refresh_token_already_used")
             #expect(reused.header("X-Supabase-Api-Version") == "2024-01-01")
             // The reuse revoked the session: its newest token is gone too.
-            let after = try await app.send("POST", "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": second.refreshToken], headers: Self.apikey)
+            let after = try await app.send("POST", "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": third.refreshToken], headers: Self.apikey)
             #expect(after.json["code"] as? String == "refresh_token_not_found")
             let unknown = try await app.send("POST", "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": "nonsense"], headers: Self.apikey)
             #expect(unknown.status == 400)

@@ -47,14 +47,19 @@ public struct PostgresSessionRepository: SessionRepository {
             if let usedAt {
                 // A separate statement: it sees the successor a concurrent refresh just
                 // committed, which the locking statement's snapshot may predate.
-                let successorIssuedAt: Date? = try successorID.flatMap { id in
-                    try connection.query("SELECT created_at FROM refresh_tokens WHERE id = $1", [id]).first?.decode(0)
+                let successor: (issuedAt: Date, active: Bool)? = try successorID.flatMap { id in
+                    try connection.query("SELECT created_at, used_at IS NULL FROM refresh_tokens WHERE id = $1", [id]).first
+                        .map { (try $0.decode(0), try $0.decode(1)) }
                 }
-                guard now.timeIntervalSince(usedAt) <= grace, let successorIssuedAt else {
+                // GoTrue's rule: the parent of the session's active token, at any time, gets
+                // the active pair back (a client that lost a refresh's answer, or a second
+                // copy of the session refreshed by another holder: the app and its SDK);
+                // an older token only within the grace window, else it is reuse.
+                guard let successor, successor.active || now.timeIntervalSince(usedAt) <= grace else {
                     try Self.revoke(sessionID, reason: .refreshTokenReused, now: now, connection)
                     return .reused
                 }
-                return .replayed(user: try PostgresUserRepository.load(userID, connection), sessionID: sessionID, issuedAt: successorIssuedAt)
+                return .replayed(user: try PostgresUserRepository.load(userID, connection), sessionID: sessionID, issuedAt: successor.issuedAt)
             }
             let successor = try connection.query(
                 "INSERT INTO refresh_tokens (session_id, token_hash, created_at) VALUES ($1, $2, $3) RETURNING id, created_at",

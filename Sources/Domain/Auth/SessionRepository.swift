@@ -14,10 +14,11 @@ public enum RevocationReason: String, Sendable, Equatable {
 public enum RotationOutcome: Sendable, Equatable {
     /// The token was current: it is now used and its successor was stored.
     case rotated(user: User, sessionID: SessionID, issuedAt: Date)
-    /// The token was rotated moments ago (within the grace window): the successor the
+    /// The token is the parent of the session's active token (at any time, as GoTrue
+    /// allows), or was rotated moments ago (within the grace window): the successor the
     /// first use produced, issued at `issuedAt`, is the answer again.
     case replayed(user: User, sessionID: SessionID, issuedAt: Date)
-    /// The token was rotated before the grace window: the session is now revoked.
+    /// An older token, rotated before the grace window: the session is now revoked.
     case reused
     /// The session was revoked or expired.
     case revoked
