@@ -59,6 +59,8 @@ import TestSupport
         let auth = AuthSettings(signingKeys: [AuthSettings.key(secret: TestApp.secret)])
         let logs = LogCapture()
         let dependencies = Application.Dependencies.live(pool: pool, auth: auth, logger: logs.logger)
+        // As serve starts it: writes are refused until the revocation poll has read the feed.
+        try await dependencies.revocations.start()
         let responder = Application.makeResponder(dependencies: dependencies, auth: auth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)
         let codec = AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience)
         let now = Int(Date().timeIntervalSince1970)
@@ -128,6 +130,7 @@ import TestSupport
             try connection.query("SELECT count(*)::int FROM posts p WHERE likes_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id)").first!.decode(0)
         }
         #expect(wrongCounts == 0)
+        await dependencies.revocations.stop()
         await pool.close()
         await cluster.destroy()
     }
