@@ -20,7 +20,7 @@ public struct FakeUserRepository: UserRepository {
     public var mergeHandler: @Sendable (UserID, UserID) async throws -> Void = { _, _ in throw UnexpectedCall("merge") }
     public var updateProfileHandler: @Sendable (UserID, String?, String?, Date) async throws -> User = { _, _, _, _ in throw UnexpectedCall("updateProfile") }
     public var deleteHandler: @Sendable (UserID) async throws -> Void = { _ in throw UnexpectedCall("delete") }
-    public var recordSignInHandler: @Sendable (IdentityProvider, String, Date) async throws -> Void = { _, _, _ in throw UnexpectedCall("recordSignIn") }
+    public var recordSignInHandler: @Sendable (IdentityProvider, String, IdentityProfile?, Date) async throws -> Void = { _, _, _, _ in throw UnexpectedCall("recordSignIn") }
 
     /// A fake that expects no calls.
     public init() {}
@@ -33,7 +33,9 @@ public struct FakeUserRepository: UserRepository {
     public func merge(anonymous: UserID, into target: UserID) async throws { try await mergeHandler(anonymous, target) }
     public func updateProfile(id: UserID, nickname: String?, profileURL: String?, now: Date) async throws -> User { try await updateProfileHandler(id, nickname, profileURL, now) }
     public func delete(id: UserID) async throws { try await deleteHandler(id) }
-    public func recordSignIn(provider: IdentityProvider, subject: String, now: Date) async throws { try await recordSignInHandler(provider, subject, now) }
+    public func recordSignIn(provider: IdentityProvider, subject: String, profile: IdentityProfile?, now: Date) async throws {
+        try await recordSignInHandler(provider, subject, profile, now)
+    }
 }
 
 /// A ``SessionRepository`` with the same fail-loudly rule.

@@ -93,10 +93,23 @@ struct SupabaseUser: Decodable {
     let email: String?
     let appMetadata: [String: AnyJSON]
     let userMetadata: [String: AnyJSON]
-    let identities: [AnyJSON]?
+    let identities: [SupabaseIdentity]?
     let createdAt: String
     let updatedAt: String
     let isAnonymous: Bool
+}
+
+/// supabase-swift's `UserIdentity`: `id` and `provider` strings, `user_id` a UUID,
+/// `identity_id` a UUID when present, dates optional.
+struct SupabaseIdentity: Decodable {
+    let id: String
+    let identityId: UUID?
+    let userId: UUID
+    let identityData: [String: AnyJSON]?
+    let provider: String
+    let createdAt: String?
+    let lastSignInAt: String?
+    let updatedAt: String?
 }
 
 /// Any JSON value (the metadata objects).

@@ -32,6 +32,27 @@ import TestSupport
             + Data("\r\n--b--\r\n".utf8)
     }
 
+    /// A Google sign-in's answer: GoTrue's user_metadata and one identity, as supabase-swift
+    /// decodes them, and the profile `me` answers with.
+    @Test func aGoogleSignInDecodesWithItsMetadataAndIdentity() async throws {
+        let provider = try await TestIdentityProvider.make()
+        try await withTestApp(configure: { $0.googleClientIDs = ["com.09market.app"]; $0.googleJWKS = .file(provider.jwksPath) }) { app async throws in
+            var claims = TestIdentityProvider.claims(issuer: "https://accounts.google.com", audience: "com.09market.app", subject: "google-decode",
+                                                     email: "decode@gmail.com")
+            claims["name"] = "박서연"
+            claims["picture"] = "https://lh3.googleusercontent.com/a/seoyeon"
+            let session = try Self.decode(SupabaseSession.self, try await app.send(
+                "POST", "/auth/v1/token?grant_type=id_token", json: ["provider": "google", "id_token": try await provider.idToken(claims: claims)],
+                headers: Self.apikey))
+            let identity = try #require(session.user.identities?.first)
+            #expect(identity.provider == "google" && identity.id == "google-decode" && identity.userId == session.user.id && identity.identityId != nil)
+            #expect(identity.identityData?["full_name"] != nil && session.user.userMetadata["avatar_url"] != nil)
+            for text in [identity.createdAt, identity.updatedAt, identity.lastSignInAt].compactMap({ $0 }) { Self.appDate(text) }
+            let me = try Self.decode(AppUser.self, try await app.send("GET", "/functions/v1/me", token: session.accessToken, headers: Self.apikey))
+            #expect(me.nickname == "박서연" && me.profileUrl == "https://lh3.googleusercontent.com/a/seoyeon" && me.provider == "google")
+        }
+    }
+
     @Test func everyCompatibleAnswerDecodesWithTheAppsTypes() async throws {
         try await withTestApp { app async throws in
             // Auth: anonymous session, then email upgrade, as supabase-swift decodes them.
@@ -44,7 +65,10 @@ import TestSupport
             #expect(upgraded.id == anonymous.user.id && !upgraded.isAnonymous)
             let session = try Self.decode(SupabaseSession.self, try await app.send(
                 "POST", "/auth/v1/token?grant_type=password", json: ["email": "app@example.com", "password": "a long enough password"], headers: Self.apikey))
-            _ = try Self.decode(SupabaseUser.self, try await app.send("GET", "/auth/v1/user", token: session.accessToken, headers: Self.apikey))
+            let emailUser = try Self.decode(SupabaseUser.self, try await app.send("GET", "/auth/v1/user", token: session.accessToken, headers: Self.apikey))
+            let emailIdentity = try #require(emailUser.identities?.first)
+            #expect(emailIdentity.provider == "email" && emailIdentity.userId == emailUser.id)
+            for text in [emailIdentity.createdAt, emailIdentity.updatedAt, emailIdentity.lastSignInAt].compactMap({ $0 }) { Self.appDate(text) }
             let token = session.accessToken
 
             // Data: posts with and without prices, influencers with and without names.

@@ -40,6 +40,44 @@ import TestSupport
         await app.close()
     }
 
+    /// Before: a Google sign-in kept no name and no picture, `/functions/v1/me` and `/v1/me`
+    /// showed none, and the auth answers carried empty `user_metadata` and `identities`.
+    @Test func aGoogleSignInFillsTheProfileFromTheTokenButNeverOverTheUsersOwn() async throws {
+        let provider = try await TestIdentityProvider.make()
+        let app = try await app(provider)
+        let apikey = [("apikey", TestApp.anonKey)]
+        func signIn(name: String, picture: String) async throws -> TestResponse {
+            let token = try await googleToken(provider, subject: "google-profile") { $0["name"] = name; $0["picture"] = picture }
+            return try await app.send("POST", "/auth/v1/token?grant_type=id_token", json: ["provider": "google", "id_token": token], headers: apikey)
+        }
+        let first = try await signIn(name: "  김민지  ", picture: "https://lh3.googleusercontent.com/a/minji")
+        #expect(first.status == 200)
+        let user = try #require(first.json["user"] as? [String: any Sendable])
+        let metadata = try #require(user["user_metadata"] as? [String: any Sendable])
+        #expect(metadata["full_name"] as? String == "김민지" && metadata["name"] as? String == "김민지")
+        #expect(metadata["avatar_url"] as? String == "https://lh3.googleusercontent.com/a/minji" && metadata["picture"] as? String == metadata["avatar_url"] as? String)
+        #expect(metadata["sub"] as? String == "google-profile" && metadata["email"] as? String == "g.user@gmail.com")
+        let appMetadata = try #require(user["app_metadata"] as? [String: any Sendable])
+        #expect(appMetadata["provider"] as? String == "google" && appMetadata["providers"] as? [String] == ["google"])
+        let identities = try #require(user["identities"] as? [[String: any Sendable]])
+        #expect(identities.count == 1 && identities[0]["provider"] as? String == "google" && identities[0]["id"] as? String == "google-profile")
+        #expect(identities[0]["user_id"] as? String == user["id"] as? String && (identities[0]["identity_data"] as? [String: any Sendable])?["name"] as? String == "김민지")
+        let session = try TestSession(first)
+        let me = try await app.send("GET", "/functions/v1/me", token: session.accessToken, headers: apikey)
+        #expect(me.json["nickname"] as? String == "김민지" && me.json["profile_url"] as? String == "https://lh3.googleusercontent.com/a/minji")
+        #expect(try await app.send("GET", "/v1/me", token: session.accessToken).json["nickname"] as? String == "김민지")
+
+        // The user picks another nickname; a later sign-in brings a new Google name and
+        // picture: the identity keeps them, the user's own nickname stays.
+        #expect(try await app.send("PATCH", "/v1/me", json: ["nickname": "공구요정"], token: session.accessToken).status == 200)
+        let later = try await signIn(name: "Minji Kim", picture: "https://lh3.googleusercontent.com/a/minji-2")
+        let laterUser = try #require(later.json["user"] as? [String: any Sendable])
+        #expect((laterUser["user_metadata"] as? [String: any Sendable])?["full_name"] as? String == "Minji Kim")
+        let again = try await app.send("GET", "/functions/v1/me", token: try TestSession(later).accessToken, headers: apikey)
+        #expect(again.json["nickname"] as? String == "공구요정" && again.json["profile_url"] as? String == "https://lh3.googleusercontent.com/a/minji")
+        await app.close()
+    }
+
     @Test func badIDTokensAreRefused() async throws {
         let provider = try await TestIdentityProvider.make()
         let stranger = try await TestIdentityProvider.make()

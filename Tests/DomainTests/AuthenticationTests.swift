@@ -143,7 +143,7 @@ import TestSupport
         var users = FakeUserRepository()
         users.identityHandler = { _, _ in StoredIdentity(userID: owner, passwordHash: "h") }
         users.userHandler = { [now] id in User(id: id, isAnonymous: false, createdAt: now) }
-        users.recordSignInHandler = { _, _, _ in }
+        users.recordSignInHandler = { _, _, _, _ in }
         var sessions = FakeSessionRepository()
         sessions.createHandler = { _, _, _, _ in }
         var passwords = FakePasswordHasher()

@@ -77,7 +77,8 @@ public struct OIDCIDTokenVerifier: IDTokenVerifier {
         case (let raw?, let hashed?) where SHA256.hex(Data(raw.utf8)) == hashed: break
         default: throw AuthError.invalidToken("id_token nonce does not match")
         }
-        return VerifiedIdentity(provider: provider, subject: claims.sub, email: claims.email?.lowercased())
+        return VerifiedIdentity(provider: provider, subject: claims.sub, email: claims.email?.lowercased(),
+                                profile: IdentityProfile(name: claims.name, picture: claims.picture))
     }
 
     private struct Header: Decodable {
@@ -94,6 +95,9 @@ public struct OIDCIDTokenVerifier: IDTokenVerifier {
         let iat: Int?
         let nonce: String?
         let email: String?
+        /// Google's display name and picture (GoTrue copies them into user_metadata).
+        let name: String?
+        let picture: String?
     }
 
     /// `aud` is a string or an array of strings.

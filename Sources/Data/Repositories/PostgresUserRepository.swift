@@ -20,8 +20,8 @@ public struct PostgresUserRepository: UserRepository {
         try await Self.mappingIdentityConflicts(identity) {
             try await pool.transaction { connection in
                 try connection.execute(
-                    "INSERT INTO users (id, is_anonymous, nickname, created_at, updated_at) VALUES ($1, false, $2, $3, $3)",
-                    [id.rawValue, nickname, now])
+                    "INSERT INTO users (id, is_anonymous, nickname, profile_url, created_at, updated_at) VALUES ($1, false, $2, $3, $4, $4)",
+                    [id.rawValue, nickname ?? identity.profile.nickname, identity.profile.picture, now])
                 try Self.insert(identity, for: id, now: now, connection)
                 return try Self.load(id, connection)
             }
@@ -47,7 +47,10 @@ public struct PostgresUserRepository: UserRepository {
                 }
                 guard try row.decode(0, as: Bool.self) else { throw AuthError.alreadyPermanent }
                 try Self.insert(identity, for: id, now: now, connection)
-                try connection.execute("UPDATE users SET is_anonymous = false, updated_at = $2 WHERE id = $1", [id.rawValue, now])
+                try connection.execute("""
+                    UPDATE users SET is_anonymous = false, nickname = COALESCE(nickname, $3), profile_url = COALESCE(profile_url, $4), updated_at = $2
+                    WHERE id = $1
+                    """, [id.rawValue, now, identity.profile.nickname, identity.profile.picture])
                 return try Self.load(id, connection)
             }
         }
@@ -82,9 +85,24 @@ public struct PostgresUserRepository: UserRepository {
         }
     }
 
-    public func recordSignIn(provider: IdentityProvider, subject: String, now: Date) async throws {
-        try await pool.withConnection { connection in
-            try connection.execute("UPDATE identities SET last_sign_in_at = $3 WHERE provider = $1 AND subject = $2", [provider.rawValue, subject, now])
+    public func recordSignIn(provider: IdentityProvider, subject: String, profile: IdentityProfile?, now: Date) async throws {
+        guard let profile else {
+            try await pool.withConnection { connection in
+                try connection.execute("UPDATE identities SET last_sign_in_at = $3 WHERE provider = $1 AND subject = $2", [provider.rawValue, subject, now])
+            }
+            return
+        }
+        // One statement: the identity keeps what its provider says now, and an empty
+        // nickname or picture of its user is filled (a user's own values are never replaced).
+        try await pool.statement { connection in
+            try connection.execute("""
+                WITH identity AS (
+                    UPDATE identities SET last_sign_in_at = $3, name = $4, picture = $5,
+                           updated_at = CASE WHEN name IS DISTINCT FROM $4 OR picture IS DISTINCT FROM $5 THEN $3 ELSE updated_at END
+                    WHERE provider = $1 AND subject = $2 RETURNING user_id)
+                UPDATE users u SET nickname = COALESCE(u.nickname, $6), profile_url = COALESCE(u.profile_url, $5)
+                FROM identity WHERE u.id = identity.user_id AND NOT u.is_anonymous AND (u.nickname IS NULL OR u.profile_url IS NULL)
+                """, [provider.rawValue, subject, now, profile.name, profile.picture, profile.nickname])
         }
     }
 
@@ -98,11 +116,20 @@ public struct PostgresUserRepository: UserRepository {
             LEFT JOIN LATERAL (SELECT email, provider FROM identities WHERE user_id = u.id ORDER BY created_at, id LIMIT 1) i ON true
             WHERE u.id = $1
             """, [id.rawValue]).first else { return nil }
+        let identities = try connection.query("""
+            SELECT id, provider, subject, email, name, picture, created_at, last_sign_in_at, updated_at
+            FROM identities WHERE user_id = $1 ORDER BY created_at, id
+            """, [id.rawValue]).compactMap { row -> LinkedIdentity? in
+                guard let provider = IdentityProvider(rawValue: try row.decode(1)) else { return nil }
+                return LinkedIdentity(id: try row.decode(0), provider: provider, subject: try row.decode(2), email: try row.decode(3),
+                                      profile: IdentityProfile(name: try row.decode(4), picture: try row.decode(5)), createdAt: try row.decode(6),
+                                      lastSignInAt: try row.decode(7), updatedAt: try row.decode(8))
+            }
         return User(
             id: UserID(rawValue: try row.decode(0)), isAnonymous: try row.decode(1),
             role: Role(rawValue: try row.decode(2)) ?? .user, nickname: try row.decode(3), profileURL: try row.decode(4),
             email: try row.decode(6), provider: (try row.decode(7, as: String?.self)).flatMap(IdentityProvider.init(rawValue:)),
-            createdAt: try row.decode(5))
+            createdAt: try row.decode(5), identities: identities)
     }
 
     static func load(_ id: UserID, _ connection: PostgresConnection) throws -> User {
@@ -111,9 +138,11 @@ public struct PostgresUserRepository: UserRepository {
     }
 
     private static func insert(_ identity: NewIdentity, for id: UserID, now: Date, _ connection: PostgresConnection) throws {
-        try connection.execute(
-            "INSERT INTO identities (id, user_id, provider, subject, email, password_hash, created_at, last_sign_in_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
-            [UUID(), id.rawValue, identity.provider.rawValue, identity.subject, identity.email, identity.passwordHash, now])
+        try connection.execute("""
+            INSERT INTO identities (id, user_id, provider, subject, email, password_hash, name, picture, created_at, last_sign_in_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $9)
+            """, [UUID(), id.rawValue, identity.provider.rawValue, identity.subject, identity.email, identity.passwordHash,
+                  identity.profile.name, identity.profile.picture, now])
     }
 
     /// Runs `body`, turning a unique violation on identities into the domain's answer.

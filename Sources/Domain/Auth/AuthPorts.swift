@@ -30,11 +30,34 @@ public struct VerifiedIdentity: Sendable, Equatable {
     public let subject: String
     /// The email claim, when present.
     public let email: String?
+    /// The `name` and `picture` claims, when present.
+    public let profile: IdentityProfile
 
-    public init(provider: IdentityProvider, subject: String, email: String?) {
+    public init(provider: IdentityProvider, subject: String, email: String?, profile: IdentityProfile = IdentityProfile()) {
         self.provider = provider
         self.subject = subject
         self.email = email
+        self.profile = profile
+    }
+}
+
+/// The name and picture an identity provider states (Google's `name` and `picture`
+/// claims; Apple's tokens carry neither), as stored with the identity: texts bounded,
+/// the picture an http(s) URL or nothing.
+public struct IdentityProfile: Sendable, Equatable {
+    public let name: String?
+    public let picture: String?
+
+    public init(name: String? = nil, picture: String? = nil) {
+        let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.name = trimmed.flatMap { $0.isEmpty ? nil : String($0.unicodeScalars.prefix(200)) }
+        self.picture = picture.flatMap { try? ProfileRules.url($0, field: "picture") }
+    }
+
+    /// The nickname this profile gives a user who has none: the name, cut to a nickname's
+    /// 30 characters.
+    public var nickname: String? {
+        name.map { String($0.unicodeScalars.prefix(30)).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 

@@ -90,7 +90,7 @@ public struct Authentication: Sendable {
     public func signIn(email: String, password: String, client: String) async throws -> IssuedSession {
         let email = try CredentialRules.email(email)
         let owner = try await verifiedEmailOwner(email: email, password: password, client: client)
-        try await users.recordSignIn(provider: .email, subject: email, now: now())
+        try await users.recordSignIn(provider: .email, subject: email, profile: nil, now: now())
         return try await startSession(for: owner)
     }
 
@@ -98,10 +98,10 @@ public struct Authentication: Sendable {
     public func signIn(provider: IdentityProvider, idToken: String, nonce: String?) async throws -> IssuedSession {
         let verified = try await idTokens.verify(provider: provider, idToken: idToken, nonce: nonce)
         if let existing = try await users.identity(provider: provider, subject: verified.subject) {
-            try await users.recordSignIn(provider: provider, subject: verified.subject, now: now())
+            try await users.recordSignIn(provider: provider, subject: verified.subject, profile: verified.profile, now: now())
             return try await startSession(for: try await existingUser(existing.userID))
         }
-        let identity = NewIdentity(provider: provider, subject: verified.subject, email: verified.email, passwordHash: nil)
+        let identity = NewIdentity(provider: provider, subject: verified.subject, email: verified.email, passwordHash: nil, profile: verified.profile)
         let user = try await users.createPermanent(id: UserID(rawValue: newID()), identity: identity, nickname: nil, now: now())
         return try await startSession(for: user)
     }
@@ -171,7 +171,7 @@ public struct Authentication: Sendable {
                 guard merge else { throw AuthError.identityExists }
                 return .owner(try await existingUser(existing.userID))
             }
-            identity = NewIdentity(provider: provider, subject: verified.subject, email: verified.email, passwordHash: nil)
+            identity = NewIdentity(provider: provider, subject: verified.subject, email: verified.email, passwordHash: nil, profile: verified.profile)
         }
         return .upgraded(try await users.upgrade(id: principal.userID, identity: identity, now: now()))
     }

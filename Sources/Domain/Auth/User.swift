@@ -19,9 +19,11 @@ public struct User: Sendable, Equatable {
     public var provider: IdentityProvider?
     /// When the account was created.
     public var createdAt: Date
+    /// The identities that sign the user in, oldest first.
+    public var identities: [LinkedIdentity]
 
     public init(id: UserID, isAnonymous: Bool, role: Role = .user, nickname: String? = nil, profileURL: String? = nil,
-                email: String? = nil, provider: IdentityProvider? = nil, createdAt: Date) {
+                email: String? = nil, provider: IdentityProvider? = nil, createdAt: Date, identities: [LinkedIdentity] = []) {
         self.id = id
         self.isAnonymous = isAnonymous
         self.role = role
@@ -30,6 +32,34 @@ public struct User: Sendable, Equatable {
         self.email = email
         self.provider = provider
         self.createdAt = createdAt
+        self.identities = identities
+    }
+}
+
+/// An identity of a user as its answers show it (Supabase's `identities`).
+public struct LinkedIdentity: Sendable, Equatable {
+    /// The identity record's own id.
+    public let id: UUID
+    public let provider: IdentityProvider
+    /// The provider's id of the user (`sub`; for email, the email).
+    public let subject: String
+    public let email: String?
+    /// What the provider last said of the user.
+    public let profile: IdentityProfile
+    public let createdAt: Date
+    public let lastSignInAt: Date?
+    public let updatedAt: Date
+
+    public init(id: UUID, provider: IdentityProvider, subject: String, email: String?, profile: IdentityProfile, createdAt: Date,
+                lastSignInAt: Date?, updatedAt: Date) {
+        self.id = id
+        self.provider = provider
+        self.subject = subject
+        self.email = email
+        self.profile = profile
+        self.createdAt = createdAt
+        self.lastSignInAt = lastSignInAt
+        self.updatedAt = updatedAt
     }
 }
 
