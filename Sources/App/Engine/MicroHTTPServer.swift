@@ -134,7 +134,7 @@ public final class MicroHTTPServer: Sendable {
     /// ever allow it).
     private static let methodNotImplemented: HTTPResponse = {
         var response = HTTPResponse.error(status: 501, code: "method_not_implemented",
-                                          message: "The method is not one of \(HTTPMethod.served.sorted().joined(separator: ", ")).")
+                                          message: "The method is not one this server knows (\(HTTPMethod.served.sorted().joined(separator: ", ")) are served).")
         response.headers.set("Connection", "close")
         return response
     }()
@@ -239,7 +239,7 @@ public final class MicroHTTPServer: Sendable {
 
     private func earlyRejection(connection: OpaquePointer, exchange: Exchange) -> HTTPResponse? {
         if state.withLock({ $0.draining }) { return Self.shuttingDown }
-        guard HTTPMethod.served.contains(exchange.method) else { return Self.methodNotImplemented }
+        guard HTTPMethod.known.contains(exchange.method) else { return Self.methodNotImplemented }
         var headerBytes = 0
         ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headerBytes += name.utf8.count + value.utf8.count + 4 }
         if headerBytes > configuration.maxHeaderBytes {
