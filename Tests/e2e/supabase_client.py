@@ -126,13 +126,16 @@ def main():
     except APIError as refused:
         assert refused.code == "42501", refused
 
-    step("refresh")
+    step("refresh, and the parent of the active token gets the active pair (GoTrue's rule)")
     before = app.auth.get_session()
     refreshed = app.auth.refresh_session()
     assert refreshed.session.refresh_token != before.refresh_token and refreshed.user.id == anonymous_id
-
-    step("a reused refresh token is refused (after the reuse grace)")
+    active = app.auth.refresh_session(refreshed.session.refresh_token)
     time.sleep(1.2)
+    again = client().auth.refresh_session(refreshed.session.refresh_token)
+    assert again.session.refresh_token == active.session.refresh_token, "the parent of the active token did not get the active pair"
+
+    step("an older refresh token is refused as reuse (after the reuse grace)")
     expect_auth_error(lambda: client().auth.refresh_session(before.refresh_token), 400, "refresh_token_already_used")
 
     step("update_user upgrades another anonymous user, keeping its id")
