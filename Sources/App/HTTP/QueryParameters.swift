@@ -18,12 +18,8 @@ extension HTTPRequest {
     /// (`sort=latest&page=2000&limit=50` read 100,000 rows: 0.45 s on 1 M posts). Deeper
     /// lists page with `next_cursor`.
     func pageWindow(reach: Int = PageWindow.maxItems) throws -> PageWindow {
-        let page = try queryInteger("page", in: 1...100_000, default: 1)
-        let limit = try queryInteger("limit", in: 1...50, default: 20)
-        guard page * limit <= reach else {
-            throw APIError.invalidParameter("page", "pages reach item \(reach) at most (page × limit)\(reach < PageWindow.maxItems ? " with a search or a status other than closed" : ""); narrow the filters, or follow next_cursor (sort=latest, popular or ending_soon)")
-        }
-        return PageWindow(page: page, limit: limit, reach: reach)
+        try PageWindow(page: try queryInteger("page", in: 1...100_000, default: 1), limit: try queryInteger("limit", in: 1...50, default: 20),
+                       reach: reach)
     }
 
     /// `search`: trimmed, `nil` when empty; at most 100 characters and no control
@@ -53,7 +49,11 @@ extension HTTPRequest {
     }
 }
 
-/// A validated page of an offset-paged list.
+/// A validated page of an offset-paged list, and the one rule of how deep offset paging
+/// goes: a page may start anywhere before item ``reach`` and is cut there, and what a
+/// list promises (its `total`, `has_next`) stops there too, so a client paging with
+/// `page`/`limit` until it holds `total` items always gets them. (Before, a search
+/// reported a total above 1,000 while page 34 of 30 answered 400.)
 struct PageWindow {
     /// How deep offset paging goes: the last item a page may reach.
     static let maxItems = 10_000
@@ -64,10 +64,31 @@ struct PageWindow {
     /// The last item a page of this list may reach.
     var reach = Self.maxItems
 
+    /// A page `page` of `limit` items of a list offset-paged to item `reach`; 400 naming
+    /// `page` when it would start past it.
+    init(page: Int, limit: Int, reach: Int = Self.maxItems) throws {
+        guard (page - 1) * limit < reach else {
+            throw APIError.invalidParameter("page", "offset pages reach item \(reach) (this page starts past it)\(reach < Self.maxItems ? " with a search or a status other than closed" : ""); narrow the filters, or follow next_cursor (sort=latest, popular or ending_soon)")
+        }
+        self.page = page
+        self.limit = limit
+        self.reach = reach
+    }
+
+    /// The items of a list of `total` that offset pages reach: what `total` promises.
+    func reachable(_ total: Int) -> Int {
+        min(total, reach)
+    }
+
+    /// How many of this page's items lie before ``reach`` (the rest are not shown).
+    var visible: Int {
+        max(0, min(limit, reach - (page - 1) * limit))
+    }
+
     /// Whether a page follows this one in a list of `total` items (offset paging stops at
     /// ``reach``).
     func hasNext(total: Int) -> Bool {
-        page * limit < total && allowsNext
+        page * limit < reachable(total)
     }
 
     /// Whether offset paging reaches past this page at all.

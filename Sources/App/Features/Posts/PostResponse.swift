@@ -50,7 +50,8 @@ struct InfluencerSummaryResponse: JSONWritable {
 }
 
 /// A page of anything: `{data, total, page, limit, has_next}`, and `next_cursor` for the
-/// feed's keyset sorts.
+/// feed's keyset sorts. `total` is what offset pages reach (at most the list's reach);
+/// `total_matches` says how many match when that is more.
 struct PageResponse<Item: JSONWritable>: JSONWritable {
     let data: [Item]
     let total: Int
@@ -58,14 +59,17 @@ struct PageResponse<Item: JSONWritable>: JSONWritable {
     let limit: Int
     let hasNext: Bool
     var nextCursor: String?
-    /// False when `total` is an estimate (a counted filter past FeedPage.exactTotalLimit).
+    /// False when the number of matches is an estimate (a counted filter past FeedPage.exactTotalLimit).
     var totalIsExact = true
+    /// The matches, when more than offset pages reach.
+    var totalMatches: Int?
 
     func write(to json: inout JSONWriter) {
         json.object { json in
             json.field("data", data)
             json.field("total", total)
             json.field("total_exact", totalIsExact)
+            if let totalMatches { json.field("total_matches", totalMatches) }
             json.field("page", page)
             json.field("limit", limit)
             json.field("has_next", hasNext)
@@ -80,19 +84,25 @@ typealias PostPageResponse = PageResponse<PostResponse>
 extension PageResponse<PostResponse> {
     /// An offset page of posts.
     init(_ page: Page<Post>, window: PageWindow, now: Date) {
-        self.init(data: page.items.map { PostResponse(post: $0, now: now) }, total: page.total, page: window.page, limit: window.limit,
-                  hasNext: window.hasNext(total: page.total))
+        self.init(data: page.items.prefix(window.visible).map { PostResponse(post: $0, now: now) }, total: window.reachable(page.total),
+                  page: window.page, limit: window.limit, hasNext: window.hasNext(total: page.total),
+                  totalMatches: page.total > window.reach ? page.total : nil)
     }
 
     /// A page of a post list (the feed, an influencer's posts). Keyset sorts go on with
-    /// `next_cursor` past the offset window; offset pages stop at it.
+    /// `next_cursor` past the offset window; offset pages stop at it, and so do their
+    /// `total` and `has_next`.
     init(_ page: FeedPage, query: FeedQuery, now: Date) {
-        let hasNext = query.cursor != nil || page.nextCursor != nil
-            ? page.nextCursor != nil
-            : page.hasMore && query.page * query.limit < FeedParameters.offsetReach(query)
-        self.init(data: page.items.map { PostResponse(post: $0, now: now) }, total: page.total, page: query.page,
-                  limit: query.limit, hasNext: hasNext, nextCursor: page.nextCursor.map(FeedParameters.encode),
-                  totalIsExact: page.totalIsExact)
+        let posts = page.items.map { PostResponse(post: $0, now: now) }
+        guard query.cursor == nil, page.nextCursor == nil || query.sort == .default,
+              let window = try? PageWindow(page: query.page, limit: query.limit, reach: FeedParameters.offsetReach(query)) else {
+            self.init(data: posts, total: page.total, page: query.page, limit: query.limit, hasNext: page.nextCursor != nil,
+                      nextCursor: page.nextCursor.map(FeedParameters.encode), totalIsExact: page.totalIsExact)
+            return
+        }
+        self.init(data: Array(posts.prefix(window.visible)), total: window.reachable(page.total), page: query.page, limit: query.limit,
+                  hasNext: page.hasMore && window.allowsNext, nextCursor: nil, totalIsExact: page.totalIsExact,
+                  totalMatches: page.total > window.reach ? page.total : nil)
     }
 }
 

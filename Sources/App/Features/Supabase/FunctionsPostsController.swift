@@ -59,10 +59,7 @@ struct FunctionsPostsController: Sendable {
     static func window(_ request: HTTPRequest, reach: Int = PageWindow.maxItems) throws -> PageWindow {
         let page = max(1, request.query["page"].flatMap { Int($0) } ?? 1)
         let limit = min(50, max(1, request.query["limit"].flatMap { Int($0) } ?? 20))
-        guard page * limit <= reach else {
-            throw APIError.invalidParameter("page", "pages reach item \(reach) at most (page × limit)")
-        }
-        return PageWindow(page: page, limit: limit, reach: reach)
+        return try PageWindow(page: page, limit: limit, reach: reach)
     }
 
     /// The list's filters, read (and a malformed one refused) whatever the action: a
@@ -85,7 +82,9 @@ struct FunctionsPostsController: Sendable {
         query.limit = window.limit
         let found = try await feed.page(query, viewer: viewer)
         let now = now()
-        return .json(FunctionsPage(data: found.items.map { FunctionsPost(post: $0, now: now) }, total: found.total, page: window.page))
+        // The app pages until it holds `total`: the total offset pages reach, the last one cut there.
+        return .json(FunctionsPage(data: found.items.prefix(window.visible).map { FunctionsPost(post: $0, now: now) },
+                                   total: window.reachable(found.total), page: window.page))
     }
 
     private func schedule(_ request: HTTPRequest, viewer: Principal) async throws -> HTTPResponse {
