@@ -32,7 +32,7 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
             let existing = "SELECT \(Self.columns) FROM influencer_requests r WHERE r.username = $1"
             let stale = try connection.query("""
                 SELECT r.id FROM influencer_requests r
-                WHERE r.username = $1 AND r.status = 'failed' AND r.reason <> 'rejected' AND r.updated_at <= now() - $2 * interval '1 second'
+                WHERE r.username = $1 AND r.status = 'failed' AND r.reason NOT IN ('rejected', 'invalid_username') AND r.updated_at <= now() - $2 * interval '1 second'
                 """, [username, retryAfter]).first
             if stale == nil, let row = try connection.query(existing, [username]).first { return (try Self.decode(row), false) }
             guard try connection.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [user.rawValue]).first != nil else {
@@ -139,6 +139,18 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
                        leased_until = NULL, updated_at = now()
                 WHERE r.id = $1 AND r.status <> 'approved' RETURNING \(Self.columns)
                 """, [id]).first.map(Self.decode)
+        }
+    }
+
+    public func recordInvalid(username: String, by user: UserID) async throws -> InfluencerRequest {
+        try await pool.statement { connection in
+            if let row = try connection.query("""
+                INSERT INTO influencer_requests (username, requested_by, status, reason) VALUES ($1, $2, 'failed', 'invalid_username')
+                ON CONFLICT (username) DO NOTHING RETURNING \(Self.columns.replacingOccurrences(of: "r.", with: ""))
+                """, [username, user.rawValue]).first {
+                return try Self.decode(row)
+            }
+            return try Self.decode(try connection.query("SELECT \(Self.columns) FROM influencer_requests r WHERE r.username = $1", [username]).first!)
         }
     }
 

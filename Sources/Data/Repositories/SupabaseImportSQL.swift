@@ -53,7 +53,7 @@ enum SupabaseImportSQL {
         ("posts", "posts", """
             WITH ready AS (
                 SELECT s.id AS text_id, a.influencer_id, btrim(s.product_name) AS product_name,
-                       CASE WHEN s.price ~ '^[0-9]{1,9}$' AND s.price::bigint <= 100000000 THEN s.price::integer END AS price,
+                       CASE WHEN s.price ~ '^[0-9]{1,10}$' AND s.price::bigint <= 2147483647 THEN s.price::integer END AS price,
                        pg_temp.category(s.category) AS category_id, pg_temp.url(s.display_url) AS display_url,
                        pg_temp.url(s.group_buying_url) AS group_buying_url, pg_temp.ts(s.group_buying_start) AS starts,
                        pg_temp.ts(s.group_buying_end) AS ends, (SELECT u.id FROM users u WHERE u.id = pg_temp.id(s.submitted_by)) AS submitted_by,

@@ -28,6 +28,10 @@ public protocol InfluencerRequestRepository: Sendable {
     func fail(id: Int, reason: InfluencerRequest.Failure) async throws -> InfluencerRequest?
     /// Puts a leased request back, due at `at`.
     func retry(id: Int, at: Date) async throws
+    /// Records a request for a name no Instagram account can have, failed at once with
+    /// ``InfluencerRequest/Failure/invalidUsername`` (the earlier request for the name
+    /// when there is one).
+    func recordInvalid(username: String, by user: UserID) async throws -> InfluencerRequest
 }
 
 /// Use cases of the app's "register an influencer": submit and follow one's requests.
@@ -52,6 +56,17 @@ public struct InfluencerRegistration: Sendable {
     public func submit(_ rawUsername: String, by requester: Principal) async throws -> (request: InfluencerRequest, created: Bool) {
         try await requests.submit(username: try InstagramUsername.normalized(rawUsername), by: requester.userID, openLimit: Self.openLimit,
                                   retryAfter: retryAfter)
+    }
+
+    /// Submits a name as the app's current backend takes any registration: a name no
+    /// Instagram account can have is not refused but recorded as a request that failed
+    /// (`invalid_username`), as that backend fails it in the background.
+    public func submitAsSent(_ rawUsername: String, by requester: Principal) async throws -> (request: InfluencerRequest, created: Bool) {
+        let text = try InstagramUsername.asSent(rawUsername)
+        if let username = try? InstagramUsername.normalized(text) {
+            return try await requests.submit(username: username, by: requester.userID, openLimit: Self.openLimit, retryAfter: retryAfter)
+        }
+        return (try await requests.recordInvalid(username: text, by: requester.userID), false)
     }
 
     /// The caller's requests.

@@ -40,6 +40,9 @@ public struct InfluencerRequest: Sendable, Equatable {
         case lookupError = "lookup_error"
         /// An admin refused it.
         case rejected
+        /// No Instagram account can have the name (spaces, punctuation): recorded and failed
+        /// at once, where the app's current backend records it and fails it in the background.
+        case invalidUsername = "invalid_username"
     }
 }
 
@@ -103,6 +106,22 @@ public struct VerificationRules: Sendable, Equatable {
 
 /// Instagram usernames as requests carry them.
 public enum InstagramUsername {
+    /// The name as the app's current backend keeps any registration: at most 100
+    /// characters as sent, no control characters; a leading `@` dropped, trimmed (as
+    /// JavaScript's `trim`), lower-cased, and something left.
+    public static func asSent(_ raw: String) throws -> String {
+        let invalid = DomainError.invalid(field: "instagram_username",
+                                          message: "instagram_username must be at most 100 characters, without control characters, and not blank")
+        guard raw.unicodeScalars.count <= 100,
+              !raw.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else { throw invalid }
+        let blank = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))
+        var text = raw.trimmingCharacters(in: blank)
+        if text.hasPrefix("@") { text.removeFirst() }
+        text = text.trimmingCharacters(in: blank).lowercased()
+        guard !text.isEmpty else { throw invalid }
+        return text
+    }
+
     /// A leading `@` dropped, trimmed, lower-cased; then 1–30 of `a-z 0-9 . _`, not starting
     /// or ending with a period, without two periods in a row (Instagram's own rules).
     public static func normalized(_ raw: String) throws -> String {

@@ -7,9 +7,10 @@ public enum PostRules {
         try TextRules.trimmed(raw, field: "product_name", maximum: 200)
     }
 
-    /// Prices are whole won from 0 to 100,000,000.
+    /// Prices are whole won from 0 to 2,147,483,647 (the current backend's INTEGER column).
     public static func price(_ price: Int) throws -> Int {
-        guard (0...100_000_000).contains(price) else { throw DomainError.invalid(field: "price", message: "price must be between 0 and 100000000") }
+        // The current backend's INTEGER column (migration 0029), never below zero.
+        guard (0...Int(Int32.max)).contains(price) else { throw DomainError.invalid(field: "price", message: "price must be between 0 and 2147483647") }
         return price
     }
 

@@ -37,8 +37,11 @@ struct FunctionsAccountController: Sendable {
                 guard request.query["action"] == "register" else { throw FunctionsPostsController.unknownAction }
                 let requester = try authenticator.principal(for: request)
                 let username = try SupabaseBody(request).required("instagram_username")
-                let submitted = try await registration.submit(username, by: requester)
-                return .json(FunctionsField(name: "status", value: submitted.request.status.rawValue))
+                // As the current backend: any name is taken (one Instagram cannot have is
+                // failed at once, `invalid_username`), and the answer is `processing` until
+                // approved; the outcome is the request's (GET /v1/influencer-requests/mine).
+                let submitted = try await registration.submitAsSent(username, by: requester)
+                return .json(FunctionsField(name: "status", value: submitted.request.status == .approved ? "approved" : "processing"))
             },
             gate.route("POST", "/functions/v1/upload") { request in
                 let media = try await uploads.store(request, by: try authenticator.principal(for: request).permanent())
