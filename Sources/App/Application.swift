@@ -49,6 +49,8 @@ public enum Application {
         public var rateLimitCounters: (any RateLimitCounters)?
         /// Recently revoked sessions.
         public var revocations: SessionRevocations
+        /// The ingest API (`/v1/ingest`); `nil` leaves it unmounted.
+        public var ingest: IngestSettings?
         /// The clock.
         public var now: @Sendable () -> Date
         /// Identifier source.
@@ -122,6 +124,10 @@ public enum Application {
         let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes + follows.routes
             + uploadsController.routes
             + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter), authenticator: authenticator).routes
+            + (deps.ingest.map {
+                IngestController(settings: $0, counters: deps.rateLimitCounters ?? LocalRateLimitCounters(), requests: deps.influencerRequests,
+                                 categories: resolver, now: deps.now).routes
+            } ?? [])
         let compatible = deps.supabase.map { settings in
             SupabaseRoutes(settings: settings, errors: ErrorResponses(logger: logger)).routes(
                 authentication: authentication, profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator,

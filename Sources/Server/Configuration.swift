@@ -94,6 +94,8 @@ public struct Configuration: Sendable {
     public var verificationRules = VerificationRules()
     /// Seconds a failed influencer request stands before anyone may request the name again.
     public var influencerRequestRetryAfterSeconds = Int(InfluencerRegistration.defaultRetryAfter)
+    /// Ingest API calls per service key per minute.
+    public var ingestRequestsPerMinute = 120
 
     /// Where uploads go and how they are addressed: `MEDIA_DIR` or `<data dir>/media`;
     /// `MEDIA_BASE_URL` or this server's own address.
@@ -163,6 +165,7 @@ public struct Configuration: Sendable {
         Variable(name: "INFLUENCER_REQUIRE_PUBLIC", defaultValue: "true", summary: "Refuse private accounts (true/false)."),
         Variable(name: "INFLUENCER_REQUIRE_EXTERNAL_URL", defaultValue: "true", summary: "Refuse profiles without an external URL (true/false)."),
         Variable(name: "INFLUENCER_REQUEST_RETRY_AFTER_SECONDS", defaultValue: "86400", summary: "A failed request for a name stands this long; then anyone may request it again (admins: retry)."),
+        Variable(name: "INGEST_REQUESTS_PER_MINUTE", defaultValue: "120", summary: "/v1/ingest calls per service API key per minute (up to 1,000 rows each); more get 429 rate_limited."),
         Variable(name: "MIGRATE_ON_START", defaultValue: "true", summary: "Apply pending migrations before serving (true/false)."),
         Variable(name: "MIGRATIONS_DIR", defaultValue: "(found)", summary: "SQL migrations; default: migrations/ beside the executable or a parent."),
         Variable(name: "LOG_LEVEL", defaultValue: "info", summary: "debug, info, warning or error."),
@@ -254,6 +257,7 @@ public struct Configuration: Sendable {
             ?? configuration.verificationRules.requireExternalURL
         configuration.influencerRequestRetryAfterSeconds = try reader.integer("INFLUENCER_REQUEST_RETRY_AFTER_SECONDS", in: 0...(365 * 86_400))
             ?? configuration.influencerRequestRetryAfterSeconds
+        configuration.ingestRequestsPerMinute = try reader.integer("INGEST_REQUESTS_PER_MINUTE", in: 1...100_000) ?? configuration.ingestRequestsPerMinute
         if let text = try reader.string("LOG_LEVEL") {
             guard let level = Logger.Level(name: text) else {
                 throw ConfigurationError(name: "LOG_LEVEL", reason: "'\(text)' is not debug, info, warning or error")

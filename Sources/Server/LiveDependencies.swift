@@ -15,7 +15,7 @@ extension Application.Dependencies {
         // reading have two of their own, so /media never waits behind uploads.
         let fileWorkers = BoundedWorkers(name: "media", threads: 2, queueLimit: 64)
         let mediaReaders = BoundedWorkers(name: "media-read", threads: 2, queueLimit: 256)
-        return Self(
+        var dependencies = Self(
             categories: PostgresCategoryRepository(pool: pool, reads: reads), readiness: pool,
             users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool),
             passwords: PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers()),
@@ -32,5 +32,7 @@ extension Application.Dependencies {
                                             logger: logger, metrics: metrics),
             rateLimitCounters: PostgresRateLimitCounters(pool: pool),
             now: now, newID: { UUID() })
+        dependencies.ingest = IngestSettings(keys: PostgresServiceKeyRepository(pool: pool), content: PostgresImporter(pool: pool))
+        return dependencies
     }
 }

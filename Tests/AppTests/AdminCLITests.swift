@@ -1,4 +1,5 @@
 import Data
+import Domain
 import Foundation
 import Testing
 import TestSupport
@@ -178,6 +179,34 @@ import TestSupport
         #expect(stats.output.contains("users.permanent 1\n"))
         #expect(stats.output.contains("sessions.active 0\n"))
         #expect(stats.output.contains("posts.beauty 0\n"))
+        await database.drop()
+    }
+
+    @Test func apiKeysAreShownOnceStoredHashedListedWithUseAndRevocable() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        let environment = ["DATABASE_URL": database.url]
+        func market09(_ arguments: String...) async throws -> (code: Int32, output: String) {
+            try await Market09Process.run(["admin", "api-keys"] + arguments, environment: environment, directory: directory)
+        }
+
+        let created = try await market09("create", "--name", "n8n", "--scope", "ingest")
+        #expect(created.code == 0, "\(created.output)")
+        let text = try #require(created.output.split(separator: "\n").map(String.init).first { ServiceKeyText.looksLike($0, scope: .ingest) })
+        let stored = try await database.pool.withConnection { try $0.query("SELECT encode(key_hash, 'hex') FROM service_api_keys").first!.decode(0, as: String.self) }
+        #expect(stored == SHA256.digest(Data(text.utf8)).map { String(format: "%02x", $0) }.joined())
+        #expect(try await market09("create", "--name", "n8n", "--scope", "ingest").code == 1)
+        #expect(try await market09("create", "--name", "other", "--scope", "admin").code == 2)
+        #expect(try await market09("create", "--name", "bad name", "--scope", "ingest").code == 2)
+        #expect(try await market09("list").output.contains("n8n  ingest  live  created "))
+        #expect(try await market09("list").output.contains("never used"))
+
+        _ = try await PostgresServiceKeyRepository(pool: database.pool).use(text: text, at: Date())
+        #expect(try await market09("list").output.contains("last used "))
+        #expect(try await market09("revoke", "n8n").code == 0)
+        #expect(try await market09("list").output.contains("n8n  ingest  revoked "))
+        #expect(try await PostgresServiceKeyRepository(pool: database.pool).use(text: text, at: Date()) == nil)
+        #expect(try await market09("revoke", "nobody").code == 1)
         await database.drop()
     }
 }

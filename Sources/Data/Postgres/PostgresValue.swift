@@ -91,3 +91,17 @@ public struct PostgresBytes: PostgresEncodable {
         "\\x" + bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }
+
+/// A `text[]` parameter: each element quoted and escaped, so any text is one element.
+public struct PostgresTextArray: PostgresEncodable {
+    public let values: [String]
+
+    public init(_ values: [String]) {
+        self.values = values
+    }
+
+    public var postgresText: String? {
+        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}"
+    }
+}

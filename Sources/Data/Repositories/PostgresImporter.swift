@@ -1,63 +1,9 @@
 import Domain
 import Foundation
 
-/// An influencer row of an import file, already validated.
-public struct InfluencerImport: Sendable {
-    /// Line (or element) number in the file.
-    public let line: Int
-    /// Instagram username.
-    public let username: String
-    /// Display name.
-    public let fullName: String?
-    /// Profile picture URL.
-    public let profilePicURL: String?
-    /// Link in the profile.
-    public let externalURL: String?
-    /// Instagram biography.
-    public let biography: String?
-    /// Follower count.
-    public let followersCount: Int
-    public let category: String?
-
-    public init(line: Int, username: String, fullName: String?, profilePicURL: String?, externalURL: String?,
-                biography: String?, followersCount: Int, category: String?) {
-        self.line = line
-        self.username = username
-        self.fullName = fullName
-        self.profilePicURL = profilePicURL
-        self.externalURL = externalURL
-        self.biography = biography
-        self.followersCount = followersCount
-        self.category = category
-    }
-}
-
-/// A post row of an import file, already validated; the influencer is named by username.
-public struct PostImport: Sendable {
-    /// Line (or element) number in the file.
-    public let line: Int
-    /// The influencer, by username.
-    public let influencerUsername: String
-    /// The validated post.
-    public let post: NewPost
-
-    public init(line: Int, influencerUsername: String, post: NewPost) {
-        self.line = line
-        self.influencerUsername = influencerUsername
-        self.post = post
-    }
-}
-
-/// What importing one row did.
-public enum ImportOutcome: Sendable, Equatable {
-    case inserted, updated, unchanged
-    /// The row was refused by a rule only the database can check.
-    case rejected(String)
-}
-
 /// Upserts import rows by natural key: influencers by username, posts by the
 /// de-duplication rule (influencer, product, window). Re-importing a file changes nothing.
-public struct PostgresImporter: Sendable {
+public struct PostgresImporter: ContentIngest {
     private let pool: PostgresPool
 
     public init(pool: PostgresPool) {
@@ -66,7 +12,7 @@ public struct PostgresImporter: Sendable {
 
     /// Upserts influencers in transactions of `batchSize` rows (one transaction if `atomic`;
     /// then any rejection rolls everything back).
-    public func influencers(_ rows: [InfluencerImport], atomic: Bool, batchSize: Int = 500) async throws -> [ImportOutcome] {
+    public func influencers(_ rows: [InfluencerImport], atomic: Bool, batchSize: Int) async throws -> [ImportOutcome] {
         try await run(rows, atomic: atomic, batchSize: batchSize) { batch, connection in
             try batch.map { row in try Self.upsertInfluencer(row, connection) }
         }
@@ -93,19 +39,35 @@ public struct PostgresImporter: Sendable {
     /// rows are copied into a temporary table and merged with one `INSERT … SELECT … ON
     /// CONFLICT`, so counters and the feed order are maintained once per batch, not per row.
     /// Outcomes are reported in row order.
-    public func posts(_ rows: [PostImport], atomic: Bool, batchSize: Int = 5_000) async throws -> [ImportOutcome] {
+    public func posts(_ rows: [PostImport], atomic: Bool, batchSize: Int) async throws -> [ImportOutcome] {
         try await run(rows, atomic: atomic, batchSize: batchSize) { batch, connection in try Self.mergePosts(batch, connection) }
+    }
+
+    public func knownPosts(instagramPostIDs: [String]) async throws -> Set<String> {
+        guard !instagramPostIDs.isEmpty else { return [] }
+        return try await pool.statement { connection in
+            Set(try connection.query("SELECT DISTINCT instagram_post_id FROM posts WHERE instagram_post_id = ANY($1::text[])",
+                                     [PostgresTextArray(instagramPostIDs)]).map { try $0.decode(0, as: String.self) })
+        }
+    }
+
+    public func influencerUsernames(after: String?, limit: Int) async throws -> [String] {
+        try await pool.statement { connection in
+            try connection.query("SELECT username FROM influencers WHERE username > $1 ORDER BY username LIMIT $2",
+                                 [after ?? "", limit]).map { try $0.decode(0, as: String.self) }
+        }
     }
 
     private static func mergePosts(_ rows: [PostImport], _ connection: PostgresConnection) throws -> [ImportOutcome] {
         try connection.execute(script: """
             CREATE TEMP TABLE import_posts (position integer, username text, product_name text, price integer, category_id text,
                 display_url text, group_buying_url text, starts timestamptz, ends timestamptz, post_url text, caption text,
-                hashtags text, post_type text) ON COMMIT DROP
+                hashtags text, post_type text, instagram_post_id text, posted_at timestamptz) ON COMMIT DROP
             """)
         var index = 0
         try connection.copy(into: "import_posts", columns: ["position", "username", "product_name", "price", "category_id", "display_url",
-                                                            "group_buying_url", "starts", "ends", "post_url", "caption", "hashtags", "post_type"]) {
+                                                            "group_buying_url", "starts", "ends", "post_url", "caption", "hashtags", "post_type",
+                                                            "instagram_post_id", "posted_at"]) {
             guard index < rows.count else { return nil }
             var chunk = ""
             while index < rows.count && chunk.utf8.count < 64_000 {
@@ -113,7 +75,8 @@ public struct PostgresImporter: Sendable {
                 let fields: [String?] = [String(index), row.influencerUsername, post.productName, post.price.map(String.init), post.category.rawValue,
                                          post.displayURL, post.groupBuyingURL, PostgresTimestamp.format(post.groupBuyingStart),
                                          PostgresTimestamp.format(post.groupBuyingEnd), post.details.postURL, post.details.caption,
-                                         PostgresPostRepository.tagText(post.details.hashtags), post.details.postType]
+                                         PostgresPostRepository.tagText(post.details.hashtags), post.details.postType,
+                                         post.details.instagramPostID, post.details.postedAt.map(PostgresTimestamp.format)]
                 chunk += fields.map(PostgresConnection.copyEscape).joined(separator: "\t") + "\n"
                 index += 1
             }
@@ -125,6 +88,25 @@ public struct PostgresImporter: Sendable {
             """) {
             outcomes[try row.decode(0, as: Int.self)] = .rejected("influencer \(try row.decode(1, as: String.self)) does not exist")
         }
+        // A row naming the Instagram post of a stored post, with another product or window
+        // (the extraction read the caption differently this time), moves that post to the
+        // row's key rather than adding a second offer for the same Instagram post; only
+        // when the match is one post to one row and the new key is free.
+        var moved = Set<Int>()
+        for row in try connection.query("""
+            UPDATE posts p SET product_name = ip.product_name, group_buying_start = ip.starts, group_buying_end = ip.ends
+            FROM import_posts ip JOIN influencers i ON i.username = ip.username
+            WHERE ip.instagram_post_id IS NOT NULL AND p.instagram_post_id = ip.instagram_post_id AND p.influencer_id = i.id
+              AND (p.product_name, p.group_buying_start, p.group_buying_end) IS DISTINCT FROM (ip.product_name, ip.starts, ip.ends)
+              AND (SELECT count(*) FROM import_posts s WHERE s.instagram_post_id = ip.instagram_post_id) = 1
+              AND (SELECT count(*) FROM posts r WHERE r.instagram_post_id = ip.instagram_post_id AND r.influencer_id = i.id) = 1
+              AND NOT EXISTS (SELECT 1 FROM posts q WHERE q.influencer_id = i.id AND q.product_name = ip.product_name
+                                AND q.group_buying_start = ip.starts AND q.group_buying_end = ip.ends)
+            RETURNING ip.position
+            """) {
+            moved.insert(try row.decode(0, as: Int.self))
+        }
+        for position in moved { outcomes[position] = .updated }
         // The last row of a file wins when it repeats a post; earlier repeats count as unchanged.
         for row in try connection.query("""
             WITH latest AS (
@@ -133,17 +115,19 @@ public struct PostgresImporter: Sendable {
                 ORDER BY i.id, ip.product_name, ip.starts, ip.ends, ip.position DESC
             ), merged AS (
                 INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url, group_buying_start, group_buying_end,
-                                   post_url, caption, hashtags, post_type)
+                                   post_url, caption, hashtags, post_type, instagram_post_id, posted_at)
                 SELECT influencer_id, product_name, price, category_id, display_url, group_buying_url, starts, ends,
-                       post_url, caption, string_to_array(hashtags, ' '), post_type FROM latest
+                       post_url, caption, string_to_array(hashtags, ' '), post_type, instagram_post_id, COALESCE(posted_at, now()) FROM latest
                 ON CONFLICT ON CONSTRAINT posts_dedup_key DO UPDATE SET
                     price = EXCLUDED.price, category_id = EXCLUDED.category_id, display_url = EXCLUDED.display_url,
                     group_buying_url = EXCLUDED.group_buying_url, post_url = EXCLUDED.post_url, caption = EXCLUDED.caption,
-                    hashtags = EXCLUDED.hashtags, post_type = EXCLUDED.post_type
+                    hashtags = EXCLUDED.hashtags, post_type = EXCLUDED.post_type,
+                    instagram_post_id = COALESCE(EXCLUDED.instagram_post_id, posts.instagram_post_id)
                 WHERE (posts.price, posts.category_id, posts.display_url, posts.group_buying_url, posts.post_url, posts.caption,
-                       posts.hashtags, posts.post_type)
+                       posts.hashtags, posts.post_type, posts.instagram_post_id)
                       IS DISTINCT FROM (EXCLUDED.price, EXCLUDED.category_id, EXCLUDED.display_url, EXCLUDED.group_buying_url,
-                                        EXCLUDED.post_url, EXCLUDED.caption, EXCLUDED.hashtags, EXCLUDED.post_type)
+                                        EXCLUDED.post_url, EXCLUDED.caption, EXCLUDED.hashtags, EXCLUDED.post_type,
+                                        COALESCE(EXCLUDED.instagram_post_id, posts.instagram_post_id))
                 RETURNING influencer_id, product_name, group_buying_start, group_buying_end, (xmax = 0) AS inserted
             )
             SELECT l.position, m.inserted FROM merged m JOIN latest l

@@ -76,53 +76,39 @@ public struct InfluencerRegistration: Sendable {
 }
 
 /// The background check of requests: each due request's profile is looked up and judged
-/// by the rules; lookup errors are retried with backoff, up to ``maximumAttempts``.
+/// by the rules; lookup errors are retried with backoff, up to ``InfluencerRequestQueue/maximumAttempts``.
 public struct InfluencerVerification: Sendable {
     /// Lookups before a request fails with `lookup_error`.
-    public static let maximumAttempts = 8
+    public static let maximumAttempts = InfluencerRequestQueue.maximumAttempts
     /// How long a claimed request is leased to the instance checking it.
     public static let lease: TimeInterval = 120
 
-    private let requests: any InfluencerRequestRepository
+    private let queue: InfluencerRequestQueue
     private let lookup: any ProfileLookup
-    private let rules: VerificationRules
-    private let now: @Sendable () -> Date
 
     public init(requests: any InfluencerRequestRepository, lookup: any ProfileLookup, rules: VerificationRules,
                 now: @escaping @Sendable () -> Date) {
-        self.requests = requests
+        self.queue = InfluencerRequestQueue(requests: requests, rules: rules, now: now)
         self.lookup = lookup
-        self.rules = rules
-        self.now = now
     }
 
-    /// The wait before attempt `attempts + 1`: 30 s doubling, at most an hour.
+    /// The wait before attempt `attempts + 1`.
     public static func backoff(afterAttempts attempts: Int) -> TimeInterval {
-        min(3600, 30 * pow(2, Double(max(0, attempts - 1))))
+        InfluencerRequestQueue.backoff(afterAttempts: attempts)
     }
 
     /// Checks up to `batch` due requests; how many were decided.
     @discardableResult
     public func runOnce(batch: Int = 5) async throws -> Int {
         var decided = 0
-        for request in try await requests.claimDue(limit: batch, lease: Self.lease, now: now()) {
-            let found: InstagramProfile?
+        for request in try await queue.claim(limit: batch, lease: Self.lease) {
+            let found: LookupResult
             do {
-                found = try await lookup.profile(username: request.username)
+                found = try await lookup.profile(username: request.username).map(LookupResult.found) ?? .notFound
             } catch {
-                if request.attempts >= Self.maximumAttempts {
-                    _ = try await requests.fail(id: request.id, reason: .lookupError)
-                    decided += 1
-                } else {
-                    try await requests.retry(id: request.id, at: now().addingTimeInterval(Self.backoff(afterAttempts: request.attempts)))
-                }
-                continue
+                found = .failed
             }
-            switch rules.verdict(found) {
-            case .success(let profile): _ = try await requests.approve(id: request.id, profile: profile)
-            case .failure(let reason): _ = try await requests.fail(id: request.id, reason: reason)
-            }
-            decided += 1
+            if try await queue.settle(request, found).status != .processing { decided += 1 }
         }
         return decided
     }

@@ -11,12 +11,19 @@ public struct PostDetails: Sendable, Equatable {
     public var hashtags: [String]
     /// Instagram's kind of post as its source reports it (`Image`, `Video`, `Sidecar`, ...).
     public var postType: String?
+    /// The Instagram post it came from (Instagram's media id), when imported or ingested.
+    public var instagramPostID: String?
+    /// When it was posted on Instagram, when its source says (else when it was stored).
+    public var postedAt: Date?
 
-    public init(postURL: String? = nil, caption: String? = nil, hashtags: [String] = [], postType: String? = nil) {
+    public init(postURL: String? = nil, caption: String? = nil, hashtags: [String] = [], postType: String? = nil,
+                instagramPostID: String? = nil, postedAt: Date? = nil) {
         self.postURL = postURL
         self.caption = caption
         self.hashtags = hashtags
         self.postType = postType
+        self.instagramPostID = instagramPostID
+        self.postedAt = postedAt
     }
 }
 
@@ -75,7 +82,18 @@ extension PostRules {
         details.caption = try details.caption.map(caption)
         details.hashtags = try hashtags(details.hashtags)
         details.postType = try details.postType.map(postType)
+        details.instagramPostID = try details.instagramPostID.map(instagramPostID)
         return details
+    }
+
+    /// Instagram's media ids are digits (`3512345678901234567`); shortcodes and
+    /// `<media>_<user>` forms are taken too: 1–64 of A-Z, a-z, 0-9, `_` and `-`.
+    static func instagramPostID(_ raw: String) throws -> String {
+        guard (1...64).contains(raw.utf8.count),
+              raw.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 95 || $0 == 45 }) else {
+            throw DomainError.invalid(field: "instagram_post_id", message: "instagram_post_id must be 1 to 64 of A-Z, a-z, 0-9, '_' and '-'")
+        }
+        return raw
     }
 
     static func caption(_ raw: String) throws -> String {

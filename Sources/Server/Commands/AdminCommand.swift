@@ -26,6 +26,13 @@ enum AdminCommand {
                                   Create the influencer from these fields and approve the request.
           influencer-requests reject <id|username> [--reason R]
                                   Fail the request (reason: rejected unless given).
+          influencer-requests retry <id|username>
+                                  Open a request again for the lookup, attempts from zero.
+          api-keys create --name NAME --scope ingest
+                                  Make a service API key (for /v1/ingest); printed once.
+          api-keys list           Keys with their scope, state and last use (never the key).
+          api-keys revoke <name|id>
+                                  Refuse the key from now on.
           prune-uploads           Remove uploads no post or profile has referred to for 24 hours
                                   (MEDIA_DIR as the server's; the server does it every 10 minutes).
 
@@ -46,6 +53,7 @@ enum AdminCommand {
         case "prune-anonymous": return try await pruneAnonymous(rest, environment)
         case "prune-uploads": return try await pruneUploads(rest, environment)
         case "influencer-requests": return try await influencerRequests(rest, environment)
+        case "api-keys": return try await apiKeys(rest, environment)
         default: throw UsageError("unknown admin task '\(task)'; run 'market09 admin --help'")
         }
     }

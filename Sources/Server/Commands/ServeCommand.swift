@@ -193,6 +193,8 @@ enum ServeCommand {
         var dependencies = Application.Dependencies.live(pool: pool, reads: replicas, auth: auth, media: media, logger: logger, metrics: metrics)
         dependencies.supabase = configuration.supabaseAnonKey.map(SupabaseSettings.init(anonKey:))
         dependencies.influencerRequestRetryAfter = TimeInterval(configuration.influencerRequestRetryAfterSeconds)
+        dependencies.ingest?.requestsPerMinute = configuration.ingestRequestsPerMinute
+        dependencies.ingest?.rules = configuration.verificationRules
         try await lifecycle.start("revocation poll", dependencies.revocations)
         // Background jobs repeat on one instance of the deployment: the lease holder.
         let leadership = JobLeadership(lease: PostgresLeaderLease(pool: pool), duration: TimeInterval(configuration.jobLeaseSeconds), logger: logger)

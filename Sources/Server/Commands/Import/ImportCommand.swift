@@ -53,7 +53,7 @@ enum ImportCommand {
                     do { rows.append(try await ImportRows.influencer(try record.get(), categories: categories)) } catch { rejects.append(ImportRows.reject(record, error)) }
                 }
                 if !(atomic && !rejects.isEmpty) {
-                    outcomes = try await importer.influencers(rows, atomic: atomic)
+                    outcomes = try await importer.influencers(rows, atomic: atomic, batchSize: 500)
                     lines = rows.map(\.line)
                 }
             } else {
@@ -62,7 +62,7 @@ enum ImportCommand {
                     do { rows.append(try await ImportRows.post(try record.get(), categories: categories)) } catch { rejects.append(ImportRows.reject(record, error)) }
                 }
                 if !(atomic && !rejects.isEmpty) {
-                    outcomes = try await importer.posts(rows, atomic: atomic)
+                    outcomes = try await importer.posts(rows, atomic: atomic, batchSize: 5_000)
                     lines = rows.map(\.line)
                 }
             }
@@ -94,6 +94,22 @@ enum ImportCommand {
             } else {
                 try Data(body.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             }
+        }
+    }
+}
+
+extension ImportFile.Format {
+    /// The format named by `--format`, else by the file's extension.
+    static func of(path: String, explicit: String?) throws -> ImportFile.Format {
+        if let explicit {
+            guard let format = ImportFile.Format(rawValue: explicit) else { throw UsageError("--format must be json, ndjson or csv") }
+            return format
+        }
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "json": return .json
+        case "ndjson", "jsonl": return .ndjson
+        case "csv": return .csv
+        default: throw UsageError("cannot tell the format of \(path); pass --format json|ndjson|csv")
         }
     }
 }

@@ -1,3 +1,4 @@
+import App
 import Data
 import Foundation
 

@@ -1,46 +1,34 @@
-import App
 import Foundation
 
-/// One record of an import file: its line number and its fields as text (JSON numbers
-/// and booleans become their text; JSON `null` and empty CSV cells are absent).
-struct ImportRecord {
-    let line: Int
-    let fields: [String: String]
+/// One record of an import file or an ingest call: its line (or element) number and its
+/// fields as text (JSON numbers and booleans become their text; JSON `null` and empty CSV
+/// cells are absent).
+public struct ImportRecord: Sendable {
+    public let line: Int
+    public let fields: [String: String]
 }
 
 /// A record that could not even be read (bad JSON line, wrong CSV column count).
-struct UnreadableRecord: Error {
-    let line: Int
-    let reason: String
+public struct UnreadableRecord: Error, Sendable {
+    public let line: Int
+    public let reason: String
 }
 
-/// Reads JSON arrays, NDJSON and CSV (RFC 4180, header row) into records.
-enum ImportFile {
-    enum Format: String, CaseIterable {
+/// Reads JSON arrays, NDJSON and CSV (RFC 4180, header row) into records: the files of
+/// `market09 import` and the bodies of the ingest API.
+public enum ImportFile {
+    /// The three formats.
+    public enum Format: String, CaseIterable, Sendable {
         case json, ndjson, csv
-
-        /// The format named by `--format`, else by the file's extension.
-        static func of(path: String, explicit: String?) throws -> Format {
-            if let explicit {
-                guard let format = Format(rawValue: explicit) else { throw UsageError("--format must be json, ndjson or csv") }
-                return format
-            }
-            switch URL(fileURLWithPath: path).pathExtension.lowercased() {
-            case "json": return .json
-            case "ndjson", "jsonl": return .ndjson
-            case "csv": return .csv
-            default: throw UsageError("cannot tell the format of \(path); pass --format json|ndjson|csv")
-            }
-        }
     }
 
     /// Why a whole file is unusable.
-    struct Malformed: Error, CustomStringConvertible {
-        let description: String
+    public struct Malformed: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Every record, or the reason each unreadable one failed, in file order.
-    static func read(_ data: Data, format: Format) throws -> [Result<ImportRecord, UnreadableRecord>] {
+    public static func read(_ data: Data, format: Format) throws -> [Result<ImportRecord, UnreadableRecord>] {
         switch format {
         case .json:
             guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
@@ -96,13 +84,15 @@ enum ImportFile {
 }
 
 /// A minimal RFC 4180 reader: quoted cells may hold commas, quotes (doubled) and newlines.
-enum CSV {
-    struct Row {
-        let line: Int
-        let cells: [String]
+public enum CSV {
+    /// A row and the line it starts on.
+    public struct Row: Sendable {
+        public let line: Int
+        public let cells: [String]
     }
 
-    static func rows(_ text: String) -> [Row] {
+    /// Every row of `text`.
+    public static func rows(_ text: String) -> [Row] {
         var rows: [Row] = []
         var cells: [String] = []
         var cell = ""

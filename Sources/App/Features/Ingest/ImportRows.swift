@@ -1,11 +1,11 @@
-import App
-import Data
 import Domain
 import Foundation
 
-/// Turns import records into validated rows with the API's rules.
-enum ImportRows {
-    static func influencer(_ record: ImportRecord, categories: CategoryResolver) async throws -> InfluencerImport {
+/// Turns import records into validated rows with the API's rules (`market09 import` and
+/// the ingest API alike).
+public enum ImportRows {
+    /// An influencer row, or the first broken rule.
+    public static func influencer(_ record: ImportRecord, categories: CategoryResolver) async throws -> InfluencerImport {
         let fields = record.fields
         let username = try required(fields, "username").trimmingCharacters(in: .whitespaces).lowercased()
         guard username.range(of: "^[a-z0-9._]{1,30}$", options: .regularExpression) != nil else {
@@ -26,7 +26,8 @@ enum ImportRows {
             category: try await fields["category"].asyncMap { try await categories.resolve($0).rawValue })
     }
 
-    static func post(_ record: ImportRecord, categories: CategoryResolver) async throws -> PostImport {
+    /// A post row, or the first broken rule.
+    public static func post(_ record: ImportRecord, categories: CategoryResolver) async throws -> PostImport {
         let fields = record.fields
         let username = try required(fields, "influencer_username").trimmingCharacters(in: .whitespaces).lowercased()
         var price: Int?
@@ -41,12 +42,14 @@ enum ImportRows {
             groupBuyingEnd: try WireDate.parse(try required(fields, "group_buying_end"), field: "group_buying_end"),
             displayURL: fields["display_url"], groupBuyingURL: fields["group_buying_url"],
             details: PostDetails(postURL: fields["post_url"], caption: fields["caption"],
-                                 hashtags: try fields["hashtags"].map(PostRules.hashtags(text:)) ?? [], postType: fields["post_type"]))
+                                 hashtags: try fields["hashtags"].map(PostRules.hashtags(text:)) ?? [], postType: fields["post_type"],
+                                 instagramPostID: fields["instagram_post_id"],
+                                 postedAt: try fields["posted_at"].map { try WireDate.parse($0, field: "posted_at") }))
         return PostImport(line: record.line, influencerUsername: username, post: try PostRules.validated(post))
     }
 
     /// The line and reason for a record that failed to read or validate.
-    static func reject(_ record: Result<ImportRecord, UnreadableRecord>, _ error: any Error) -> (line: Int, reason: String) {
+    public static func reject(_ record: Result<ImportRecord, UnreadableRecord>, _ error: any Error) -> (line: Int, reason: String) {
         let line: Int
         switch record {
         case .success(let record): line = record.line

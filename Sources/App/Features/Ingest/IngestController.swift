@@ -1,0 +1,121 @@
+import Domain
+import Foundation
+
+/// `/v1/ingest`: the door of the automation that fills the feed (the n8n workflows that
+/// wrote straight into the old database). Every route takes a service API key of scope
+/// `ingest`, checked with the call's rate before a byte of the body is read.
+struct IngestController: Sendable {
+    let settings: IngestSettings
+    let keys: ServiceKeyAuthenticator
+    let counters: any RateLimitCounters
+    let queue: InfluencerRequestQueue
+    let categories: CategoryResolver
+    let now: @Sendable () -> Date
+
+    init(settings: IngestSettings, counters: any RateLimitCounters, requests: any InfluencerRequestRepository,
+         categories: CategoryResolver, now: @escaping @Sendable () -> Date) {
+        self.settings = settings
+        self.keys = ServiceKeyAuthenticator(keys: settings.keys, scope: .ingest, now: now)
+        self.counters = counters
+        self.queue = InfluencerRequestQueue(requests: requests, rules: settings.rules, now: now)
+        self.categories = categories
+        self.now = now
+    }
+
+    var routes: [Route] {
+        [
+            keyed("POST", "/ingest/influencers", maxBodyBytes: IngestSettings.maxBodyBytes) { request in
+                let rows = try await rows(request, parse: ImportRows.influencer)
+                let outcomes = try await settings.content.influencers(rows.valid, atomic: false, batchSize: IngestSettings.maxRows)
+                return .json(IngestResults(rows: rows, outcomes: outcomes))
+            },
+            keyed("POST", "/ingest/posts", maxBodyBytes: IngestSettings.maxBodyBytes) { request in
+                let rows = try await rows(request, parse: ImportRows.post)
+                let outcomes = try await settings.content.posts(rows.valid, atomic: false, batchSize: IngestSettings.maxRows)
+                return .json(IngestResults(rows: rows, outcomes: outcomes))
+            },
+            keyed("POST", "/ingest/posts/known", maxBodyBytes: 128 << 10) { request in
+                let body = try request.decodeBody(KnownPostsBody.self)
+                guard body.instagramPostIDs.count <= IngestSettings.maxKnownIDs else {
+                    throw APIError(status: 413, code: "too_many_ids", message: "Send at most \(IngestSettings.maxKnownIDs) instagram_post_ids per call.",
+                                   field: "instagram_post_ids")
+                }
+                let known = try await settings.content.knownPosts(instagramPostIDs: body.instagramPostIDs)
+                var seen = Set<String>()
+                return .json(KnownPostsResponse(known: body.instagramPostIDs.filter { known.contains($0) && seen.insert($0).inserted }))
+            },
+            keyed("GET", "/ingest/influencers", maxBodyBytes: 0) { request in
+                let limit = try request.queryInteger("limit", in: 1...1_000, default: 100)
+                let usernames = try await settings.content.influencerUsernames(after: request.query["after"], limit: limit)
+                return .json(UsernamesResponse(usernames: usernames, nextAfter: usernames.count == limit ? usernames.last : nil))
+            },
+            keyed("POST", "/ingest/influencer-requests/claim", maxBodyBytes: 16 << 10) { request in
+                let body = request.body.isEmpty ? ClaimBody() : try request.decodeBody(ClaimBody.self)
+                guard (1...50).contains(body.limit) else { throw APIError.invalidBody("limit must be from 1 to 50", field: "limit") }
+                guard (30...86_400).contains(body.leaseSeconds) else {
+                    throw APIError.invalidBody("lease_seconds must be from 30 to 86400", field: "lease_seconds")
+                }
+                let claimed = try await queue.claim(limit: body.limit, lease: TimeInterval(body.leaseSeconds))
+                return .json(ClaimedRequests(requests: claimed))
+            },
+            keyed("POST", "/ingest/influencer-requests/{id}/outcome", maxBodyBytes: 64 << 10) { request in
+                let id = try request.pathID()
+                let result = try LookupReport.parse(request.body)
+                guard let pending = try await queue.request(id: id) else {
+                    throw APIError(status: 404, code: "not_found", message: "No influencer request has id \(id).")
+                }
+                return .json(InfluencerRequestResponse(request: try await queue.settle(pending, result)))
+            },
+        ]
+    }
+
+    /// A route behind the key: the key and the call's rate are checked from the head, and
+    /// the key once more by the handler (it may have been revoked while the body arrived).
+    private func keyed(_ method: String, _ path: String, maxBodyBytes: Int,
+                       _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) -> Route {
+        Route(method, path) { [keys] request in
+            _ = try await keys.key(for: request)
+            return try await handler(request)
+        }.receiving(Reception(maxBodyBytes: maxBodyBytes, admission: { [keys, counters, settings, now] request in
+            let key = try await keys.key(for: request)
+            if let wait = try await counters.take("ingest:\(key.id)", limit: settings.requestsPerMinute, window: 60, now: now()) {
+                throw AuthError.rateLimited(retryAfterSeconds: wait)
+            }
+            return nil
+        }))
+    }
+
+    /// The body's rows, each validated (or rejected with its reason), at most ``IngestSettings/maxRows``.
+    private func rows<Row: IngestRow>(_ request: HTTPRequest,
+                                      parse: (ImportRecord, CategoryResolver) async throws -> Row) async throws -> IngestRows<Row> {
+        let records = try Self.records(request)
+        guard records.count <= IngestSettings.maxRows else {
+            throw APIError(status: 413, code: "too_many_rows", message: "Send at most \(IngestSettings.maxRows) rows per call; this one has \(records.count).")
+        }
+        var rows = IngestRows<Row>()
+        for record in records {
+            do {
+                rows.append(valid: try await parse(try record.get(), categories))
+            } catch {
+                let rejection = ImportRows.reject(record, error)
+                rows.append(rejected: rejection.reason, line: rejection.line)
+            }
+        }
+        return rows
+    }
+
+    /// The records of a JSON array, a single JSON object, or NDJSON (`application/x-ndjson`).
+    private static func records(_ request: HTTPRequest) throws -> [Result<ImportRecord, UnreadableRecord>] {
+        let type = request.headers["Content-Type"]?.lowercased() ?? ""
+        do {
+            if type.hasPrefix("application/x-ndjson") || type.hasPrefix("application/ndjson") {
+                return try ImportFile.read(request.body, format: .ndjson)
+            }
+            let first = request.body.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
+            if first == UInt8(ascii: "{") { return try ImportFile.read(Data("[".utf8) + request.body + Data("]".utf8), format: .json) }
+            return try ImportFile.read(request.body, format: .json)
+        } catch is ImportFile.Malformed {
+            throw APIError.invalidBody("send a JSON array of row objects, one object, or NDJSON with Content-Type: application/x-ndjson")
+        }
+    }
+}
