@@ -126,7 +126,9 @@ public enum Application {
             + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter), authenticator: authenticator).routes
             + (deps.ingest.map {
                 IngestController(settings: $0, counters: deps.rateLimitCounters ?? LocalRateLimitCounters(), requests: deps.influencerRequests,
-                                 categories: resolver, now: deps.now).routes
+                                 categories: resolver,
+                                 media: IngestMedia(uploads: uploads, admission: admission, settings: deps.mediaSettings, workers: deps.fileWorkers),
+                                 now: deps.now).routes
             } ?? [])
         let compatible = deps.supabase.map { settings in
             SupabaseRoutes(settings: settings, errors: ErrorResponses(logger: logger)).routes(

@@ -1,3 +1,5 @@
+import Data
+import Domain
 import Foundation
 import Testing
 import TestSupport
@@ -26,7 +28,7 @@ import TestSupport
             "RATE_LIMIT_ANONYMOUS_PER_HOUR": unlimited, "RATE_LIMIT_TOKEN_PER_5_MINUTES": unlimited,
             "RATE_LIMIT_FAILED_PASSWORD_PER_15_MINUTES": unlimited, "RATE_LIMIT_FAILED_PASSWORD_PER_ADDRESS_PER_15_MINUTES": unlimited,
             "GOOGLE_CLIENT_IDS": "fuzz-google", "GOOGLE_JWKS": keys, "APPLE_CLIENT_IDS": "fuzz-apple", "APPLE_JWKS": keys,
-            "SUPABASE_ANON_KEY": TestApp.anonKey,
+            "SUPABASE_ANON_KEY": TestApp.anonKey, "INGEST_REQUESTS_PER_MINUTE": "100000",
             // Uploads are judged on their content here, not on the test machine's free disk.
             "UPLOAD_MIN_FREE_BYTES": "0",
         ], directory: directory)
@@ -35,6 +37,9 @@ import TestSupport
         var environment = ProcessInfo.processInfo.environment
         environment["SCHEMATHESIS_HOOKS"] = "schemathesis_hooks"
         environment["M09_ANON_KEY"] = TestApp.anonKey
+        let ingestKey = ServiceKeyText.prefix(.ingest) + Base64URL.encode(CryptoPrimitives.randomBytes(32))
+        _ = try await PostgresServiceKeyRepository(pool: database.pool).create(name: "schemathesis", scope: .ingest, text: ingestKey)
+        environment["M09_INGEST_KEY"] = ingestKey
         environment["PYTHONPATH"] = root.appendingPathComponent("Tests/e2e").path
         let e2e = root.appendingPathComponent("Tests/e2e")
         let run = try await ExternalCommand.run([

@@ -40,7 +40,7 @@ public struct FileMediaLibrary: MediaLibrary {
         }
     }
 
-    public func adopt(_ path: String, by user: UserID) async throws -> StoredMedia {
+    public func adopt(_ path: String, by user: UserID?) async throws -> StoredMedia {
         let (head, bytes, digest) = try await workers.run { try Self.read(path) }
         guard let kind = MediaKind(sniffing: head) else { throw MediaError.unsupportedType }
         let media = StoredMedia(name: digest + "." + kind.fileExtension, kind: kind, bytes: bytes, size: ImageSize(kind, head: head))
@@ -53,7 +53,7 @@ public struct FileMediaLibrary: MediaLibrary {
             try connection.execute("""
                 INSERT INTO uploads (name, content_type, bytes, width, height, uploaded_by) VALUES ($1, $2, $3, $4, $5, $6)
                 ON CONFLICT (name) DO UPDATE SET created_at = now()
-                """, [media.name, kind.contentType, bytes, media.size?.width, media.size?.height, user.rawValue])
+                """, [media.name, kind.contentType, bytes, media.size?.width, media.size?.height, user?.rawValue])
         }
         return media
     }
@@ -76,6 +76,7 @@ public struct FileMediaLibrary: MediaLibrary {
                 DELETE FROM uploads u WHERE u.created_at < $1
                   AND NOT EXISTS (SELECT 1 FROM posts p WHERE media_name(p.display_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM users s WHERE media_name(s.profile_url) = u.name)
+                  AND NOT EXISTS (SELECT 1 FROM influencers i WHERE media_name(i.profile_pic_url) = u.name)
                 RETURNING u.name
                 """, [cutoff]).map { try $0.decode(0) }
             // Under the lock, before the rows' deletion commits: an upload of the same
@@ -106,6 +107,7 @@ public struct FileMediaLibrary: MediaLibrary {
                 WHERE u.created_at > now() - interval '25 hours'
                   AND NOT EXISTS (SELECT 1 FROM posts p WHERE media_name(p.display_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM users s WHERE media_name(s.profile_url) = u.name)
+                  AND NOT EXISTS (SELECT 1 FROM influencers i WHERE media_name(i.profile_pic_url) = u.name)
                 """).first!.decode(0)
         }
         return MediaCapacity(freeBytes: free, unreferencedBytes: unreferenced)

@@ -14,21 +14,36 @@ public struct PostgresImporter: ContentIngest {
     /// then any rejection rolls everything back).
     public func influencers(_ rows: [InfluencerImport], atomic: Bool, batchSize: Int) async throws -> [ImportOutcome] {
         try await run(rows, atomic: atomic, batchSize: batchSize) { batch, connection in
-            try batch.map { row in try Self.upsertInfluencer(row, connection) }
+            try batch.map { row in
+                // A row the database refuses (a rule only it checks) is that row's rejection,
+                // not the batch's: the savepoint keeps the rows before and after it.
+                try connection.execute(script: "SAVEPOINT import_row")
+                do {
+                    let outcome = try Self.upsertInfluencer(row, connection)
+                    try connection.execute(script: "RELEASE SAVEPOINT import_row")
+                    return outcome
+                } catch let error as PostgresError where [.checkViolation, .notNullViolation, .uniqueViolation, .foreignKeyViolation, .other].contains(error.code) {
+                    try connection.execute(script: "ROLLBACK TO SAVEPOINT import_row")
+                    return .rejected(error.message)
+                }
+            }
         }
     }
 
+    /// Instagram's fields are replaced (a row without a biography clears it: the profile
+    /// has none now); the category is ours, so a row without one keeps it.
     private static func upsertInfluencer(_ row: InfluencerImport, _ connection: PostgresConnection) throws -> ImportOutcome {
         guard let result = try connection.query("""
             INSERT INTO influencers (username, full_name, profile_pic_url, external_url, biography, followers_count, category_id)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT ON CONSTRAINT influencers_username_key DO UPDATE SET
                 full_name = EXCLUDED.full_name, profile_pic_url = EXCLUDED.profile_pic_url, external_url = EXCLUDED.external_url,
-                biography = EXCLUDED.biography, followers_count = EXCLUDED.followers_count, category_id = EXCLUDED.category_id
+                biography = EXCLUDED.biography, followers_count = EXCLUDED.followers_count,
+                category_id = COALESCE(EXCLUDED.category_id, influencers.category_id)
             WHERE (influencers.full_name, influencers.profile_pic_url, influencers.external_url, influencers.biography,
                    influencers.followers_count, influencers.category_id)
                   IS DISTINCT FROM (EXCLUDED.full_name, EXCLUDED.profile_pic_url, EXCLUDED.external_url, EXCLUDED.biography,
-                                    EXCLUDED.followers_count, EXCLUDED.category_id)
+                                    EXCLUDED.followers_count, COALESCE(EXCLUDED.category_id, influencers.category_id))
             RETURNING (xmax = 0)
             """, [row.username, row.fullName, row.profilePicURL, row.externalURL, row.biography, row.followersCount, row.category]).first
         else { return .unchanged }
@@ -94,15 +109,20 @@ public struct PostgresImporter: ContentIngest {
         // when the match is one post to one row and the new key is free.
         var moved = Set<Int>()
         for row in try connection.query("""
-            UPDATE posts p SET product_name = ip.product_name, group_buying_start = ip.starts, group_buying_end = ip.ends
-            FROM import_posts ip JOIN influencers i ON i.username = ip.username
-            WHERE ip.instagram_post_id IS NOT NULL AND p.instagram_post_id = ip.instagram_post_id AND p.influencer_id = i.id
-              AND (p.product_name, p.group_buying_start, p.group_buying_end) IS DISTINCT FROM (ip.product_name, ip.starts, ip.ends)
-              AND (SELECT count(*) FROM import_posts s WHERE s.instagram_post_id = ip.instagram_post_id) = 1
-              AND (SELECT count(*) FROM posts r WHERE r.instagram_post_id = ip.instagram_post_id AND r.influencer_id = i.id) = 1
-              AND NOT EXISTS (SELECT 1 FROM posts q WHERE q.influencer_id = i.id AND q.product_name = ip.product_name
-                                AND q.group_buying_start = ip.starts AND q.group_buying_end = ip.ends)
-            RETURNING ip.position
+            WITH single AS (
+                SELECT ip.position, ip.product_name, ip.starts, ip.ends, ip.instagram_post_id, i.id AS influencer_id
+                FROM import_posts ip JOIN influencers i ON i.username = ip.username
+                WHERE ip.instagram_post_id IN (SELECT instagram_post_id FROM import_posts WHERE instagram_post_id IS NOT NULL
+                                               GROUP BY instagram_post_id HAVING count(*) = 1)
+            )
+            UPDATE posts p SET product_name = s.product_name, group_buying_start = s.starts, group_buying_end = s.ends
+            FROM single s
+            WHERE p.instagram_post_id = s.instagram_post_id AND p.influencer_id = s.influencer_id
+              AND (p.product_name, p.group_buying_start, p.group_buying_end) IS DISTINCT FROM (s.product_name, s.starts, s.ends)
+              AND (SELECT count(*) FROM posts r WHERE r.instagram_post_id = s.instagram_post_id AND r.influencer_id = s.influencer_id) = 1
+              AND NOT EXISTS (SELECT 1 FROM posts q WHERE q.influencer_id = s.influencer_id AND q.product_name = s.product_name
+                                AND q.group_buying_start = s.starts AND q.group_buying_end = s.ends)
+            RETURNING s.position
             """) {
             moved.insert(try row.decode(0, as: Int.self))
         }

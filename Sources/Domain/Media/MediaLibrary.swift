@@ -8,8 +8,9 @@ public protocol MediaLibrary: Sendable {
     func incomingFile() async throws -> String
     /// Takes the written file at `path`: checks its first bytes are an accepted image
     /// (``MediaError/unsupportedType`` otherwise), names it by content, moves it into the
-    /// store atomically (one copy per content) and records it as uploaded by `user`.
-    func adopt(_ path: String, by user: UserID) async throws -> StoredMedia
+    /// store atomically (one copy per content) and records it as uploaded by `user` (`nil`:
+    /// by a service or an import, not an account).
+    func adopt(_ path: String, by user: UserID?) async throws -> StoredMedia
     /// The stored file `name`, or `nil`.
     func file(named name: String) async throws -> MediaFile?
     /// Removes uploads made before `cutoff` that no post and no profile refers to, one
@@ -101,6 +102,11 @@ public struct Uploads: Sendable {
         try await library.adopt(path, by: user.userID)
     }
 
+    /// Stores an image a service sent (the feed's automation): no account's upload.
+    public func adoptFromService(_ path: String) async throws -> StoredMedia {
+        try await library.adopt(path, by: nil)
+    }
+
     /// The stored file `name`; ``DomainError/notFound(_:)`` when there is none.
     public func file(named name: String) async throws -> MediaFile {
         guard StoredMedia.isValidName(name), let file = try await library.file(named: name) else { throw DomainError.notFound("media") }
@@ -131,10 +137,7 @@ public struct UploadAdmission: Sendable {
 
     /// Lets an upload of up to `bytes` by `user` in, or throws the ``MediaError`` that refuses it.
     public func admit(_ user: PermanentPrincipal, bytes: Int) async throws {
-        let room = try await library.capacity()
-        guard room.freeBytes - bytes >= limits.minimumFreeBytes, room.unreferencedBytes + bytes <= limits.maximumUnreferencedBytes else {
-            throw MediaError.storageFull
-        }
+        try await admitRoom(bytes: bytes)
         let account = user.userID.description
         let now = now()
         if let wait = try await counters.take("up-count:" + account, amount: 1, limit: limits.perHour, window: 3600, now: now) {
@@ -145,6 +148,15 @@ public struct UploadAdmission: Sendable {
         if let wait = try await counters.take("up-bytes:" + account, amount: kibibytes, limit: limits.bytesPerDay / 1024, window: 86_400, now: now) {
             try? await counters.giveBack("up-count:" + account, amount: 1, now: now)
             throw MediaError.quotaExceeded(retryAfterSeconds: wait)
+        }
+    }
+
+    /// Lets `bytes` in if the store has room for them (a service's upload: its key's rate
+    /// is counted elsewhere), or throws ``MediaError/storageFull``.
+    public func admitRoom(bytes: Int) async throws {
+        let room = try await library.capacity()
+        guard room.freeBytes - bytes >= limits.minimumFreeBytes, room.unreferencedBytes + bytes <= limits.maximumUnreferencedBytes else {
+            throw MediaError.storageFull
         }
     }
 }

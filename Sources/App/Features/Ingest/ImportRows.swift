@@ -8,14 +8,19 @@ public enum ImportRows {
     public static func influencer(_ record: ImportRecord, categories: CategoryResolver) async throws -> InfluencerImport {
         let fields = record.fields
         let username = try required(fields, "username").trimmingCharacters(in: .whitespaces).lowercased()
-        guard username.range(of: "^[a-z0-9._]{1,30}$", options: .regularExpression) != nil else {
+        guard (1...30).contains(username.utf8.count),
+              username.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 46 || $0 == 95 }) else {
             throw DomainError.invalid(field: "username", message: "username must be 1 to 30 of a-z, 0-9, '.', '_'")
         }
-        if let name = fields["full_name"], name.count > 100 { throw DomainError.invalid(field: "full_name", message: "full_name must be at most 100 characters") }
-        if let bio = fields["biography"], bio.count > 2000 { throw DomainError.invalid(field: "biography", message: "biography must be at most 2000 characters") }
+        // Code points, as the tables' char_length checks count (a Character may be several).
+        if let name = fields["full_name"], name.unicodeScalars.count > 100 { throw DomainError.invalid(field: "full_name", message: "full_name must be at most 100 characters") }
+        if let bio = fields["biography"], bio.unicodeScalars.count > 2000 { throw DomainError.invalid(field: "biography", message: "biography must be at most 2000 characters") }
         var followers = 0
         if let text = fields["followers_count"] {
-            guard let value = Int(text), value >= 0 else { throw DomainError.invalid(field: "followers_count", message: "followers_count must be a non-negative integer") }
+            // The column is an INTEGER: past it the row would fail in the database, not here.
+            guard let value = Int(text), (0...Int(Int32.max)).contains(value) else {
+                throw DomainError.invalid(field: "followers_count", message: "followers_count must be an integer from 0 to 2147483647")
+            }
             followers = value
         }
         return InfluencerImport(

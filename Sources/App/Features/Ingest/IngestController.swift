@@ -10,11 +10,13 @@ struct IngestController: Sendable {
     let counters: any RateLimitCounters
     let queue: InfluencerRequestQueue
     let categories: CategoryResolver
+    let media: IngestMedia
     let now: @Sendable () -> Date
 
     init(settings: IngestSettings, counters: any RateLimitCounters, requests: any InfluencerRequestRepository,
-         categories: CategoryResolver, now: @escaping @Sendable () -> Date) {
+         categories: CategoryResolver, media: IngestMedia, now: @escaping @Sendable () -> Date) {
         self.settings = settings
+        self.media = media
         self.keys = ServiceKeyAuthenticator(keys: settings.keys, scope: .ingest, now: now)
         self.counters = counters
         self.queue = InfluencerRequestQueue(requests: requests, rules: settings.rules, now: now)
@@ -37,7 +39,7 @@ struct IngestController: Sendable {
             keyed("POST", "/ingest/posts/known", maxBodyBytes: 128 << 10) { request in
                 let body = try request.decodeBody(KnownPostsBody.self)
                 guard body.instagramPostIDs.count <= IngestSettings.maxKnownIDs else {
-                    throw APIError(status: 413, code: "too_many_ids", message: "Send at most \(IngestSettings.maxKnownIDs) instagram_post_ids per call.",
+                    throw APIError(status: 400, code: "too_many_ids", message: "Send at most \(IngestSettings.maxKnownIDs) instagram_post_ids per call.",
                                    field: "instagram_post_ids")
                 }
                 let known = try await settings.content.knownPosts(instagramPostIDs: body.instagramPostIDs)
@@ -46,6 +48,9 @@ struct IngestController: Sendable {
             },
             keyed("GET", "/ingest/influencers", maxBodyBytes: 0) { request in
                 let limit = try request.queryInteger("limit", in: 1...1_000, default: 100)
+                if let after = request.query["after"], after.unicodeScalars.count > 30 {
+                    throw APIError.invalidParameter("after", "after must be a username (at most 30 characters): the previous page's next_after")
+                }
                 let usernames = try await settings.content.influencerUsernames(after: request.query["after"], limit: limit)
                 return .json(UsernamesResponse(usernames: usernames, nextAfter: usernames.count == limit ? usernames.last : nil))
             },
@@ -66,21 +71,28 @@ struct IngestController: Sendable {
                 }
                 return .json(InfluencerRequestResponse(request: try await queue.settle(pending, result)))
             },
+            keyed("POST", "/ingest/media", maxBodyBytes: media.settings.maxUploadBytes, spooled: true,
+                  admit: { [media] request in try await media.admit(request) }) { request in
+                let stored = try await media.store(request)
+                return .json(UploadResponse(url: media.url(of: stored), media: stored), status: 201)
+            },
         ]
     }
 
     /// A route behind the key: the key and the call's rate are checked from the head, and
     /// the key once more by the handler (it may have been revoked while the body arrived).
-    private func keyed(_ method: String, _ path: String, maxBodyBytes: Int,
+    private func keyed(_ method: String, _ path: String, maxBodyBytes: Int, spooled: Bool = false,
+                       admit: (@Sendable (HTTPRequest) async throws -> Void)? = nil,
                        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) -> Route {
         Route(method, path) { [keys] request in
             _ = try await keys.key(for: request)
             return try await handler(request)
-        }.receiving(Reception(maxBodyBytes: maxBodyBytes, admission: { [keys, counters, settings, now] request in
+        }.receiving(Reception(maxBodyBytes: maxBodyBytes, spooled: spooled, admission: { [keys, counters, settings, now] request in
             let key = try await keys.key(for: request)
             if let wait = try await counters.take("ingest:\(key.id)", limit: settings.requestsPerMinute, window: 60, now: now()) {
                 throw AuthError.rateLimited(retryAfterSeconds: wait)
             }
+            try await admit?(request)
             return nil
         }))
     }
@@ -90,7 +102,7 @@ struct IngestController: Sendable {
                                       parse: (ImportRecord, CategoryResolver) async throws -> Row) async throws -> IngestRows<Row> {
         let records = try Self.records(request)
         guard records.count <= IngestSettings.maxRows else {
-            throw APIError(status: 413, code: "too_many_rows", message: "Send at most \(IngestSettings.maxRows) rows per call; this one has \(records.count).")
+            throw APIError(status: 400, code: "too_many_rows", message: "Send at most \(IngestSettings.maxRows) rows per call; this one has \(records.count).")
         }
         var rows = IngestRows<Row>()
         for record in records {
