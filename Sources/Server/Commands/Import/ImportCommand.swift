@@ -7,7 +7,8 @@ import Foundation
 enum ImportCommand {
     static let help = """
         Usage: market09 import influencers|posts FILE [--format json|ndjson|csv] [--rejects PATH] [--atomic] [--database-url URL]
-               market09 import supabase DIRECTORY [--database-url URL]   (see: market09 import supabase --help)
+               market09 import supabase DIRECTORY [--media EXPORT --storage-url URL]   (see: market09 import supabase --help)
+               market09 import supabase-media EXPORT --storage-url URL [--dry-run]   (see: market09 import supabase-media --help)
 
         Upserts rows by natural key (influencers by username; posts by influencer, product
         and buying window), so importing the same file twice changes nothing. FILE is a JSON
@@ -26,6 +27,10 @@ enum ImportCommand {
         if arguments.first == "supabase" {
             if arguments.contains("--help") || arguments.contains("-h") { CommandLineInterface.printLine(SupabaseImportCommand.help); return 0 }
             return try await SupabaseImportCommand.run(arguments: arguments, environment: environment)
+        }
+        if arguments.first == "supabase-media" {
+            if arguments.contains("--help") || arguments.contains("-h") { CommandLineInterface.printLine(SupabaseMediaImportCommand.help); return 0 }
+            return try await SupabaseMediaImportCommand.run(arguments: arguments, environment: environment)
         }
         if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
             CommandLineInterface.printLine(help)
