@@ -147,6 +147,6 @@ public enum Application {
                                      readYourWrites: ReadYourWrites? = nil) -> RoutingResponder {
         let contract = docs?.routes ?? []
         return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + contract, cors: cors,
-                                logger: logger, gzipLevel: gzipLevel, readYourWrites: readYourWrites)
+                                logger: logger, gzipLevel: gzipLevel, readYourWrites: readYourWrites, trustedProxies: auth.trustedProxies)
     }
 }

@@ -118,7 +118,7 @@ public struct Configuration: Sendable {
         public let summary: String
     }
 
-    /// Every variable, for `--help` and the README's table.
+    /// Every variable, for `--help` and docs/configuration.md's table.
     public static let variables: [Variable] = [
         Variable(name: "DATABASE_URL", defaultValue: "(embedded)", summary: "PostgreSQL URL (postgres://user:pass@host:port/db). Unset: a private cluster under MARKET09_DATA_DIR."),
         Variable(name: "MARKET09_DATA_DIR", defaultValue: ".market09", summary: "Directory of the embedded PostgreSQL cluster."),
@@ -158,7 +158,7 @@ public struct Configuration: Sendable {
         Variable(name: "UPLOAD_BYTES_PER_DAY", defaultValue: "104857600", summary: "Bytes per account per 24 hours (as declared); more get 429 upload_quota_exceeded."),
         Variable(name: "UPLOAD_MIN_FREE_BYTES", defaultValue: "1073741824", summary: "Free space the media disk keeps; below it uploads get 507 before a byte is written."),
         Variable(name: "UPLOAD_MAX_UNREFERENCED_BYTES", defaultValue: "2147483648", summary: "Bytes of uploads no post or profile refers to yet, in all; beyond it uploads get 507."),
-        Variable(name: "PROFILE_LOOKUP_URL", defaultValue: "(none)", summary: "Instagram profile lookup checking influencer requests (see README); unset: requests wait for an admin."),
+        Variable(name: "PROFILE_LOOKUP_URL", defaultValue: "(none)", summary: "Instagram profile lookup checking influencer requests (docs/api.md); unset: requests wait for an admin."),
         Variable(name: "PROFILE_LOOKUP_TOKEN", defaultValue: "(none)", summary: "Bearer token sent to the profile lookup."),
         Variable(name: "SUPABASE_ANON_KEY", defaultValue: "(none)", summary: "Mounts /auth/v1, /functions/v1 and /rest/v1 for the unmodified 09Market app; requests must carry it as apikey."),
         Variable(name: "INFLUENCER_MIN_FOLLOWERS", defaultValue: "10000", summary: "Followers a requested influencer needs."),

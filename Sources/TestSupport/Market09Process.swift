@@ -35,11 +35,17 @@ public final class Market09Process: Sendable {
         process = try ChildProcess(command, environment: merged, directory: directory, outputPath: outputPath)
     }
 
-    /// Runs `market09 arguments…` to completion; returns its exit code and output.
-    public static func run(_ arguments: [String], environment: [String: String] = [:], directory: String, viaShell: Bool = false) async throws -> (code: Int32, output: String) {
+    /// Runs `market09 arguments…` to completion; returns its exit code and output, less
+    /// the `market09: database: …` line every database command starts with (one test
+    /// asserts it: `oneShotCommandsSayWhichDatabaseTheyUse`), unless `keepingDatabaseLine`.
+    public static func run(_ arguments: [String], environment: [String: String] = [:], directory: String, viaShell: Bool = false,
+                           keepingDatabaseLine: Bool = false) async throws -> (code: Int32, output: String) {
         let child = try Market09Process(arguments, environment: environment, directory: directory, viaShell: viaShell)
         let code = try await child.waitForExit(timeoutSeconds: 300)
-        return (code, child.process.output())
+        let output = child.process.output()
+        guard !keepingDatabaseLine else { return (code, output) }
+        return (code, output.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("market09: database: ") }.joined(separator: "\n"))
     }
 
     /// Waits until the server logs its `listening` line and returns the port it bound.

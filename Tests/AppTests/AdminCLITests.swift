@@ -143,13 +143,50 @@ import TestSupport
         await database.drop()
     }
 
+    /// Errors a person can act on, in one line: before, a missing file was a raw
+    /// `NSCocoaErrorDomain Code=260` dump, an unclosed quote "expected 6 columns, found 2",
+    /// a binary file "imported 0, rejected 0" with exit 0, and a row named only its first
+    /// broken rule.
+    @Test func importErrorsSayWhatIsWrongInOneLine() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = try workspace()
+        let environment = ["DATABASE_URL": database.url]
+        let missing = try await Market09Process.run(["import", "posts", directory + "/nowhere.csv"], environment: environment, directory: directory)
+        #expect(missing.code == 1 && missing.output == "market09: error: \(directory)/nowhere.csv does not exist\n", "\(missing.output)")
+
+        let unclosed = try write("""
+            influencer_username,product_name,category,group_buying_start,group_buying_end,caption
+            beauty.kim,크림,beauty,2026-11-01T00:00:00Z,2026-11-30T00:00:00Z,"fine, quoted"
+            beauty.kim,세럼,beauty,2026-11-01T00:00:00Z,2026-11-30T00:00:00Z,"never closed
+            beauty.kim,토너,beauty,2026-11-01T00:00:00Z,2026-11-30T00:00:00Z,plain
+            """, "unclosed.csv", in: directory)
+        let quote = try await Market09Process.run(["import", "posts", unclosed], environment: environment, directory: directory)
+        #expect(quote.code == 1)
+        #expect(quote.output == "market09: error: \(unclosed): line 3: a quoted field is never closed (a \" missing?); everything after it would be one field\n",
+                "\(quote.output)")
+
+        let binary = directory + "/photo.csv"
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: binary))
+        let image = try await Market09Process.run(["import", "posts", binary], environment: environment, directory: directory)
+        #expect(image.code == 1 && image.output.hasPrefix("market09: error: \(binary): the file is not UTF-8 text"), "\(image.output)")
+
+        let everything = try write(#"{"influencer_username": "beauty.kim", "product_name": "", "category": "weapons", "price": "free", "group_buying_start": "soon", "group_buying_end": "2026-11-30T00:00:00Z"}"#,
+                                   "wrong.ndjson", in: directory)
+        let wrong = try await Market09Process.run(["import", "posts", everything], environment: environment, directory: directory)
+        #expect(wrong.code == 1)
+        let reason = try String(contentsOfFile: everything + ".rejects.ndjson", encoding: .utf8)
+        for field in ["price", "category", "group_buying_start", "product_name"] { #expect(reason.contains(field), "\(field) not named in \(reason)") }
+        #expect(try await count(database, "SELECT count(*) FROM posts") == 0)
+        await database.drop()
+    }
+
     @Test func malformedFilesAndUsageMistakesExitWithTheirCodes() async throws {
         let database = try await TestDatabase.migrated()
         let directory = try workspace()
         let environment = ["DATABASE_URL": database.url]
         let broken = try await Market09Process.run(["import", "posts", try write("[{\"a\": 1", "b.json", in: directory)], environment: environment, directory: directory)
         #expect(broken.code == 1)
-        #expect(broken.output == "market09: error: the file is not a JSON array of objects\n")
+        #expect(broken.output == "market09: error: \(directory)/b.json: the file is not a JSON array of objects\n")
         let unknownKind = try await Market09Process.run(["import", "likes", "x.csv"], environment: environment, directory: directory)
         #expect(unknownKind.code == 2)
         let noFormat = try await Market09Process.run(["import", "posts", "data.txt"], environment: environment, directory: directory)

@@ -39,10 +39,22 @@ import TestSupport
         #expect(documented == mounted)
     }
 
-    @Test func theReadmeDocumentsEveryConfigurationVariable() throws {
-        let readme = try String(contentsOf: TestDatabase.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func theConfigurationPageDocumentsEveryVariable() throws {
+        let page = try String(contentsOf: TestDatabase.packageRoot.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
         for variable in Configuration.variables {
-            #expect(readme.contains("| `\(variable.name)` |"), "README lacks \(variable.name)")
+            #expect(page.contains("| `\(variable.name)` |"), "docs/configuration.md lacks \(variable.name)")
+        }
+    }
+
+    /// The README is a front page: short, and every page it links to exists.
+    @Test func theReadmeIsAFrontPageWhoseLinksResolve() throws {
+        let root = TestDatabase.packageRoot
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.split(separator: "\n", omittingEmptySubsequences: false).count <= 300)
+        let links = readme.matches(of: /\]\(([^)#]+)\)/).map { String($0.1) }.filter { !$0.hasPrefix("http") }
+        #expect(links.count >= 10)
+        for link in links {
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(link).path), "\(link)")
         }
     }
 }

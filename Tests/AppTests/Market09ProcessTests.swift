@@ -95,18 +95,59 @@ import TestSupport
         await database.drop()
     }
 
-    @Test func anInvalidSettingExitsWithOneLineNamingIt() async throws {
+    /// The output's lines as JSON objects; an `Issue` for any line that is not one.
+    private func jsonLines(_ output: String) -> [[String: Any]] {
+        output.split(separator: "\n").compactMap { line in
+            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            if object == nil { Issue.record("not a JSON line: \(line)") }
+            return object
+        }
+    }
+
+    /// `serve` fails to start as it logs everything else: one JSON line at `error`, the
+    /// reason in `error` (before, a plain line a log shipper could not parse).
+    @Test func anInvalidSettingExitsWithOneJSONLineNamingIt() async throws {
         let result = try await Market09Process.run(["serve"], environment: ["PORT": "eighty"], directory: try emptyDirectory())
         #expect(result.code == 1)
-        #expect(result.output == "market09: error: invalid PORT: 'eighty' is not an integer in 0...65535\n")
+        let lines = jsonLines(result.output)
+        #expect(lines.count == 1)
+        #expect(lines.first?["level"] as? String == "error" && lines.first?["message"] as? String == "start-up failed")
+        #expect(lines.first?["error"] as? String == "invalid PORT: 'eighty' is not an integer in 0...65535")
     }
 
     @Test func missingPostgreSQLBinariesAreNamedWithThePackageToInstall() async throws {
         let result = try await Market09Process.run(["serve"], environment: ["PG_BIN_DIR": "/nonexistent"], directory: try emptyDirectory())
         #expect(result.code == 1)
-        #expect(result.output.hasSuffix("apt-get install -y postgresql (or set PG_BIN_DIR)\n"))
-        // One line says it (beside the JSON log's `starting` line), not a trace.
-        #expect(result.output.split(separator: "\n").filter { !$0.hasPrefix("{") }.count == 1)
+        // One line says it (after the `starting` line), not a trace.
+        let lines = jsonLines(result.output)
+        #expect(lines.map { $0["message"] as? String } == ["starting", "start-up failed"])
+        #expect((lines.last?["error"] as? String)?.hasSuffix("apt-get install -y postgresql (or set PG_BIN_DIR)") == true, "\(result.output)")
+    }
+
+    /// Every database command names the database it used; run where no cluster is, it
+    /// says where it looked instead of creating an empty one and reporting on that.
+    @Test func oneShotCommandsSayWhichDatabaseTheyUse() async throws {
+        let directory = try emptyDirectory()
+        let version = try await Market09Process.run(["--version"], directory: directory)
+        #expect(version.code == 0 && version.output == "market09 0.1.0\n")
+
+        let nowhere = try await Market09Process.run(["admin", "stats"], directory: directory, keepingDatabaseLine: true)
+        #expect(nowhere.code == 1)
+        #expect(nowhere.output.hasPrefix("market09: error: no database: no embedded cluster in \(directory)/.market09. Run this where `market09 serve` runs"),
+                "\(nowhere.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/.market09"), "a cluster was created")
+
+        // The password never reaches the terminal (here the server is not there at all).
+        let named = try await Market09Process.run(["admin", "stats", "--database-url", "postgresql://market09:s3cret-pw@127.0.0.1:9/m09"],
+                                                  directory: directory, keepingDatabaseLine: true)
+        #expect(named.code == 1)
+        #expect(named.output.hasPrefix("market09: database: postgresql://market09:***@127.0.0.1:9/m09\n"), "\(named.output)")
+        #expect(!named.output.contains("s3cret-pw"))
+
+        let database = try await TestDatabase.migrated()
+        let stats = try await Market09Process.run(["admin", "stats"], environment: ["DATABASE_URL": database.url], directory: directory, keepingDatabaseLine: true)
+        #expect(stats.code == 0 && stats.output.hasPrefix("market09: database: postgres"), "\(stats.output)")
+        await database.drop()
     }
 
     @Test func pruneAnonymousReportsWhatItDidAndRejectsBadDurations() async throws {
@@ -130,7 +171,7 @@ import TestSupport
         let database = try await TestDatabase.migrated()
         let result = try await Market09Process.run(["serve"], environment: ["DATABASE_URL": database.url, "PORT": "0"], directory: try emptyDirectory())
         #expect(result.code == 1)
-        #expect(result.output.hasSuffix("market09: error: invalid JWT_SECRET: required when DATABASE_URL is set (at least 32 bytes)\n"))
+        #expect(result.output.hasSuffix(#""error":"invalid JWT_SECRET: required when DATABASE_URL is set (at least 32 bytes)"}"# + "\n"), "\(result.output)")
         await database.drop()
     }
 

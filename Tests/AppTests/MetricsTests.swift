@@ -13,7 +13,9 @@ import TestSupport
         let database = try await TestDatabase.migrated()
         let directory = "/tmp/m09-metrics-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0"],
+        // A read replica nobody answers at: its lag is unknown (NaN), its pool still counted.
+        let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0",
+                                                                  "DATABASE_READ_URLS": "postgresql://nobody@127.0.0.1:9/none"],
                                          directory: directory)
         let port = try await server.waitUntilListening()
         let metricsPort = try #require(try await server.waitForLine(message: "metrics listening")["port"] as? Int)
@@ -34,6 +36,10 @@ import TestSupport
             #"market09_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/v1/categories"} 2"#,
             "market09_db_pool_connections 4",
             #"market09_build_info{version="0.1.0"} 1"#,
+            #"market09_replica_lag_seconds{replica="0"} NaN"#,
+            #"market09_replica_healthy{replica="0"} 0"#,
+            #"market09_replica_pool_connections{replica="0"} 4"#,
+            #"market09_replica_pool_queued{replica="0"} 0"#,
         ]
         // The engine counts a request once its answer is written: poll briefly.
         var text = ""
@@ -59,6 +65,42 @@ import TestSupport
         }
 
         #expect(try await server.stop(signal: SIGTERM) == 0)
+        await database.drop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Each request's line says who asked (behind a trusted proxy: the address it names),
+    /// which route, as which user, with what client software, and how much was sent.
+    @Test func accessLogLinesSayWhoAskedWhatAndHowMuchWasSent() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = "/tmp/m09-metrics-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let server = try Market09Process(["serve"], environment: ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0",
+                                                                  "MIGRATE_ON_START": "false", "TRUSTED_PROXIES": "127.0.0.1"],
+                                         directory: directory)
+        let port = try await server.waitUntilListening()
+        let session = try await RawHTTPClient.request("POST", "/v1/auth/anonymous", port: port).jsonObject()
+        let token = try #require(session["access_token"] as? String)
+        let user = try #require((session["user"] as? [String: any Sendable])?["id"] as? String)
+        let me = try await RawHTTPClient.request("GET", "/v1/posts?limit=1", port: port, headers: [
+            ("Authorization", "Bearer " + token), ("X-Forwarded-For", "203.0.113.7"), ("User-Agent", "Market09/1.4 " + String(repeating: "x", count: 1_000)),
+        ])
+        #expect(me.status == 200)
+        #expect(try await RawHTTPClient.request("GET", "/v1/posts/42", port: port).status == 401)
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+
+        let lines = server.process.output().split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.filter { $0["message"] as? String == "request" }
+        let meLine = try #require(lines.first { $0["path"] as? String == "/v1/posts" })
+        #expect(meLine["route"] as? String == "/v1/posts")
+        #expect(meLine["client"] as? String == "203.0.113.7")
+        #expect(meLine["user"] as? String == user)
+        #expect((meLine["user_agent"] as? String)?.hasPrefix("Market09/1.4 xxx") == true && (meLine["user_agent"] as? String)?.utf8.count == 256)
+        #expect(meLine["bytes"] as? Int == me.body.count)
+        let refused = try #require(lines.first { $0["path"] as? String == "/v1/posts/42" })
+        #expect(refused["route"] as? String == "/v1/posts/{id}" && refused["client"] as? String == "127.0.0.1" && refused["user"] == nil)
+        #expect(refused["level"] as? String == "info")
         await database.drop()
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -129,6 +171,9 @@ import TestSupport
         #expect(try await server.stop(signal: SIGTERM) == 0)
         let log = server.process.output()
         #expect(!log.contains(String(repeating: "A", count: 40)) && log.contains(#""method":"other""#))
+        // A 5xx is the server's failure: logged at error, so an alert can watch the level.
+        let refused = log.split(separator: "\n").filter { $0.contains(#""status":501"#) }
+        #expect(refused.count == 300 && refused.allSatisfy { $0.contains(#""level":"error""#) }, "\(refused.first ?? "")")
         await database.drop()
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -153,7 +153,6 @@ import TestSupport
         let result = try await Market09Process.run(["seed", "bulk", "--posts", "3000", "--users", "400", "--likes", "6000", "--influencers", "50"],
                                                    environment: ["DATABASE_URL": database.url], directory: try directory())
         #expect(result.code == 0, "\(result.output)")
-        #expect(result.output.contains("progress: 9450/9450 rows"))
         #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0, "wrong day counts": 0,
                                                        "posts outside the window bounds": 0, "follows": 0, "wrong follower counts": 0,
                                                        "hashtags": 9000, "wrong hashtag rows": 0])

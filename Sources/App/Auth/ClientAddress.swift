@@ -27,6 +27,18 @@ public struct ClientAddress: Sendable {
         return Self.limitKey(hops.last { !trustedProxies.contains($0) } ?? peer)
     }
 
+    /// The client's address as it is (the access log's): the peer, or the right-most
+    /// untrusted `X-Forwarded-For` hop behind trusted proxies, at most 64 characters.
+    public func address(of request: HTTPRequest) -> String {
+        let peer = Self.canonical(request.remoteAddress ?? "unknown")
+        guard trustedProxies.contains(peer) else { return String(peer.prefix(64)) }
+        let hops = request.headers.values(of: "X-Forwarded-For")
+            .flatMap { $0.split(separator: ",") }
+            .map { Self.canonical($0.trimmingCharacters(in: .whitespaces)) }
+            .filter { !$0.isEmpty }
+        return String((hops.last { !trustedProxies.contains($0) } ?? peer).prefix(64))
+    }
+
     /// An address in one spelling: IPv6 compressed and lower-case, IPv4-mapped IPv6 as
     /// IPv4; anything unparseable as it is (bounded by the header limits).
     static func canonical(_ text: String) -> String {

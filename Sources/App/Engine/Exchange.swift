@@ -52,6 +52,13 @@ final class Exchange: @unchecked Sendable {
     var status = 0
     var route: String?
     var errorCode: String?
+    /// For the access log: the client (the peer until the application says who is behind
+    /// a trusted proxy), the user when known, the first 256 bytes of `User-Agent`, and
+    /// the response body's size.
+    var client: String?
+    var user: String?
+    var userAgent: String?
+    var bytes = 0
     private let outcome = Mutex(Outcome.pending)
 
     init(connection: OpaquePointer, method: String, path: String, requestID: String) {
@@ -119,11 +126,17 @@ extension Exchange {
             metrics.recordRequest(route: route ?? "unmatched", method: method, status: status, seconds: seconds)
             if let errorCode { metrics.increment(.errors, errorCode) }
         }
-        logger.info("request", [
+        // 5xx are the server's failures: at error, so an alert can watch the level alone.
+        logger.log(status >= 500 ? .error : .info, "request", [
             "method": .string(HTTPMethod.label(method)),
             "path": .string(path),
+            "route": .string(route ?? "unmatched"),
             "status": .int(status),
+            "bytes": .int(bytes),
             "duration_ms": .double((seconds * 1_000_000).rounded() / 1000),
+            "client": client.map(Logger.Value.string) ?? .absent,
+            "user": user.map(Logger.Value.string) ?? .absent,
+            "user_agent": userAgent.map(Logger.Value.string) ?? .absent,
             "request_id": .string(requestID),
             "completed": completed ? "ok" : "aborted",
         ])

@@ -159,6 +159,8 @@ public final class MicroHTTPServer: Sendable {
             deadlines.headReceived(connection)
             let requestID = RequestID.accept(ConnectionValues.header(connection, "X-Request-Id")) ?? RequestID.generate()
             let exchange = Exchange(connection: connection, method: String(cString: method), path: String(cString: url), requestID: requestID)
+            exchange.userAgent = ConnectionValues.header(connection, "User-Agent").map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
+            exchange.client = market09_client_address(connection).flatMap(ListeningSocket.describe)
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
             let reception = HTTPMethod.served.contains(exchange.method) ? responder.reception(method: exchange.method, path: exchange.path) : nil
             exchange.maxBodyBytes = reception?.maxBodyBytes ?? configuration.maxBodyBytes
@@ -321,6 +323,9 @@ public final class MicroHTTPServer: Sendable {
         exchange.status = response.status
         exchange.route = response.route
         exchange.errorCode = response.errorCode
+        exchange.client = response.client ?? exchange.client
+        exchange.user = response.user
+        exchange.bytes = response.file?.length ?? response.body.count
         guard let mhdResponse = Self.engineResponse(response) else {
             return response.file == nil ? .NO : queue(Self.fileGone, for: exchange)
         }

@@ -3,7 +3,7 @@ import Foundation
 /// `Accept-Encoding: gzip` for JSON bodies of at least ``minimumSize`` bytes (RFC 9110
 /// §8.4, §12.5.3). A feed page of 20 posts is ~10 KB of JSON and ~2 KB gzipped: on a
 /// phone's metered connection that is the difference that counts, and it costs ~60–75 µs
-/// of server CPU at level 1 (the README's compression section). Off with `GZIP_LEVEL=0`,
+/// of server CPU at level 1 (docs/performance.md, compression). Off with `GZIP_LEVEL=0`,
 /// for a proxy in front that compresses on cores of its own.
 ///
 /// A compressed response keeps its entity tag's value but marks it weak (`W/"…"`), as

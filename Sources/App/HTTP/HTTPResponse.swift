@@ -16,6 +16,10 @@ public struct HTTPResponse: Sendable {
     public var route: String?
     /// The error body's code, for metrics; `nil` for answers that are not errors. Never sent.
     public var errorCode: String?
+    /// The client the request came from (after trusted proxies), for the access log. Never sent.
+    public var client: String?
+    /// The authenticated user's id, when the handler knew it, for the access log. Never sent.
+    public var user: String?
 
     /// The content type of every body this server sends.
     public static let jsonContentType = "application/json; charset=utf-8"

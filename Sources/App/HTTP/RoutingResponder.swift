@@ -9,12 +9,16 @@ public struct RoutingResponder: HTTPResponder {
     private let errors: ErrorResponses
     private let gzip: GzipEncoders?
     private let readYourWrites: ReadYourWrites?
+    private let clients: ClientAddress
 
     /// Creates the pipeline over `routes`; handlers' JSON answers are gzipped at
     /// `gzipLevel` (1–9) for clients that accept it, or never with 0. With read replicas,
     /// `readYourWrites` makes each client's reads see its own writes.
-    public init(routes: [Route], cors: CORSPolicy, logger: Logger, gzipLevel: Int = 1, readYourWrites: ReadYourWrites? = nil) {
+    /// `trustedProxies` are believed about the client's address in the access log.
+    public init(routes: [Route], cors: CORSPolicy, logger: Logger, gzipLevel: Int = 1, readYourWrites: ReadYourWrites? = nil,
+                trustedProxies: [String] = []) {
         self.readYourWrites = readYourWrites
+        self.clients = ClientAddress(trustedProxies: trustedProxies)
         self.routes = routes
         self.router = Router(routes: routes)
         self.cors = cors
@@ -44,7 +48,7 @@ public struct RoutingResponder: HTTPResponder {
                     response = immediate(request)
                     response.route = template
                 } else {
-                    let (cors, errors, gzip, handler, consistency) = (cors, errors, gzip, route.handler, readYourWrites)
+                    let (cors, errors, gzip, handler, consistency, client) = (cors, errors, gzip, route.handler, readYourWrites, clients.address(of: request))
                     return .handler { [request] in
                         var response: HTTPResponse
                         do {
@@ -56,6 +60,7 @@ public struct RoutingResponder: HTTPResponder {
                         }
                         if let consistency, ReadYourWrites.mayWrite(request) { await consistency.recordWrite(request, &response) }
                         response.route = template
+                        response.client = client
                         if let gzip {
                             let coding = ContentCoding.decide(request, response)
                             EntityTag.apply(&response, for: request, weak: coding.gzip)
@@ -70,6 +75,7 @@ public struct RoutingResponder: HTTPResponder {
             }
         }
         cors.decorate(&response, for: request)
+        response.client = clients.address(of: request)
         return .answered(response)
     }
 

@@ -35,6 +35,8 @@ public struct Logger: Sendable {
         case string(String)
         case int(Int)
         case double(Double)
+        /// Left out of the line (a field with nothing to say, such as no user).
+        case absent
 
         public init(stringLiteral value: String) { self = .string(value) }
         public init(integerLiteral value: Int) { self = .int(value) }
@@ -71,6 +73,7 @@ public struct Logger: Sendable {
                 case .string(let text): json.field(dynamic: key, text)
                 case .int(let number): json.field(dynamic: key, number)
                 case .double(let number): json.field(dynamic: key, JSONNumber(value: number))
+                case .absent: continue
                 }
             }
         }

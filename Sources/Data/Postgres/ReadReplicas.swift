@@ -94,6 +94,11 @@ public final class ReadReplicas: ReadPoolSource, Sendable {
         }
     }
 
+    /// Each replica's pool as it is now, in `urls` order (for `/metrics`).
+    public func poolStatistics() -> [PostgresPool.Statistics] {
+        pools.map { $0.statistics() }
+    }
+
     /// The primary's WAL insert position now: a commit that returned before this call is
     /// at or before it.
     public func writePosition() async throws -> WALPosition {

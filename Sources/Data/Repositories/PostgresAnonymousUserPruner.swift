@@ -24,7 +24,9 @@ public struct PostgresAnonymousUserPruner: Sendable {
     }
 
     /// Deletes the stale anonymous users; returns how many and in how many batches.
-    public func prune(inactiveSince cutoff: Date, batchSize: Int = 500) async throws -> (deleted: Int, batches: Int) {
+    /// `progress` hears the running total after each batch.
+    public func prune(inactiveSince cutoff: Date, batchSize: Int = 500,
+                      progress: (Int) -> Void = { _ in }) async throws -> (deleted: Int, batches: Int) {
         var deleted = 0
         var batches = 0
         while true {
@@ -37,6 +39,7 @@ public struct PostgresAnonymousUserPruner: Sendable {
             }
             deleted += removed
             batches += 1
+            progress(deleted)
             if removed < batchSize { return (deleted, batches) }
         }
     }

@@ -1,7 +1,7 @@
 import Domain
 import Foundation
 
-/// How a search reads (see `PostgresFeedRepository.filtered` and README "How a search
+/// How a search reads (see `PostgresFeedRepository.filtered` and docs/scaling.md "How a search
 /// reads"): estimates, bounded walks, counts and the matches' clause.
 extension PostgresFeedRepository {
     /// How a search's page reads, and what is known of its matches.

@@ -40,13 +40,27 @@ public enum PostRules {
 
     /// A new post with every field checked.
     public static func validated(_ post: NewPost) throws -> NewPost {
+        var check = RuleCheck()
+        let post = checked(post, &check)
+        try check.throwFirst()
+        return post
+    }
+
+    /// `post` with every rule applied, each broken one recorded in `check` (an import row
+    /// names them all, where the API answers the first).
+    public static func checked(_ post: NewPost, _ check: inout RuleCheck) -> NewPost {
         var post = post
-        post.productName = try productName(post.productName)
-        post.price = try post.price.map(price)
-        try window(start: post.groupBuyingStart, end: post.groupBuyingEnd)
-        post.displayURL = try post.displayURL.map { try ProfileRules.url($0, field: "display_url") }
-        post.groupBuyingURL = try post.groupBuyingURL.map { try ProfileRules.url($0, field: "group_buying_url") }
-        post.details = try validated(post.details)
+        post.productName = check.run { try productName(post.productName) } ?? post.productName
+        post.price = check.run { try post.price.map(price) } ?? post.price
+        check.run { try window(start: post.groupBuyingStart, end: post.groupBuyingEnd) }
+        post.displayURL = check.run { try post.displayURL.map { try ProfileRules.url($0, field: "display_url") } } ?? post.displayURL
+        post.groupBuyingURL = check.run { try post.groupBuyingURL.map { try ProfileRules.url($0, field: "group_buying_url") } } ?? post.groupBuyingURL
+        let details = post.details
+        post.details.postURL = check.run { try details.postURL.map { try ProfileRules.url($0, field: "post_url") } } ?? details.postURL
+        post.details.caption = check.run { try details.caption.map(caption) } ?? details.caption
+        post.details.hashtags = check.run { try hashtags(details.hashtags) } ?? details.hashtags
+        post.details.postType = check.run { try details.postType.map(postType) } ?? details.postType
+        post.details.instagramPostID = check.run { try details.instagramPostID.map(instagramPostID) } ?? details.instagramPostID
         return post
     }
 }

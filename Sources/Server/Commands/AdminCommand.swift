@@ -129,7 +129,9 @@ enum AdminCommand {
             if parsed.flag("dry-run") {
                 CommandLineInterface.printLine("would delete \(try await pruner.count(inactiveSince: cutoff)) anonymous users inactive since \(since)")
             } else {
-                let (deleted, batches) = try await pruner.prune(inactiveSince: cutoff, batchSize: batchSize)
+                let progress = ProgressReporter(label: "prune-anonymous", total: try await pruner.count(inactiveSince: cutoff), unit: "users")
+                let (deleted, batches) = try await pruner.prune(inactiveSince: cutoff, batchSize: batchSize) { progress.update($0) }
+                progress.finish()
                 CommandLineInterface.printLine("deleted \(deleted) anonymous users inactive since \(since) in \(batches) batches")
             }
             return 0

@@ -13,12 +13,15 @@ public enum CommandLineInterface {
           seed bulk | seed demo      Load the benchmark or the demo dataset.
           import influencers|posts   Upsert influencers or posts from JSON, NDJSON or CSV.
           import supabase DIR        Import the 09Market Supabase project's CSV exports.
+          import supabase-media DIR  Adopt the old Storage bucket's images; rewrite their URLs.
           admin <task>               create-user, grant-admin, revoke-admin, list-admins,
                                      stats, prune-anonymous, prune-uploads,
-                                     influencer-requests.
+                                     influencer-requests, api-keys.
+          --version                  Print the version.
 
         Every command takes --help. Database commands take --database-url URL, else
-        DATABASE_URL, else the embedded cluster in MARKET09_DATA_DIR.
+        DATABASE_URL, else the embedded cluster in MARKET09_DATA_DIR (./.market09, which
+        `serve` creates; the others refuse to create one), and say which they use on stderr.
 
         Configuration comes from environment variables:
         \(variableTable)
@@ -45,6 +48,9 @@ public enum CommandLineInterface {
             case nil, "-h", "--help", "help":
                 printLine(help)
                 return command == nil ? 2 : 0
+            case "--version", "version":
+                printLine("market09 \(ServerMetrics.version)")
+                return 0
             case "serve":
                 if wantsHelp { printLine(ServeCommand.help); return 0 }
                 guard rest.isEmpty else { throw UsageError("serve takes no arguments; configure it with environment variables") }

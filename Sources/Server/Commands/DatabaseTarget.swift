@@ -37,9 +37,23 @@ struct DatabaseTarget: Sendable {
     /// a prune is not a request (the bulk seed's rebuild failed after 2 s).
     static func withPool(databaseURL: String?, environment: [String: String], _ body: (PostgresPool) async throws -> Int32) async -> Int32 {
         let logger = Logger(minimumLevel: .warning)
+        let dataDirectory = absolute(environment["MARKET09_DATA_DIR"] ?? ".market09")
+        if let databaseURL {
+            CommandLineInterface.printError("market09: database: \(redacted(databaseURL))")
+        } else if FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("pgdata/PG_VERSION").path) {
+            CommandLineInterface.printError("market09: database: the embedded cluster in \(dataDirectory.path)")
+        } else {
+            // Run from another directory, a one-shot command would otherwise create a second,
+            // empty cluster and report on it (`admin stats`: all zeroes) as if nothing were wrong.
+            CommandLineInterface.printError("""
+                market09: error: no database: no embedded cluster in \(dataDirectory.path). Run this where \
+                `market09 serve` runs (it creates ./.market09), or set MARKET09_DATA_DIR, DATABASE_URL or --database-url
+                """)
+            return 1
+        }
         let database: DatabaseTarget
         do {
-            database = try await resolve(databaseURL: databaseURL, dataDirectory: environment["MARKET09_DATA_DIR"] ?? ".market09", logger: logger)
+            database = try await resolve(databaseURL: databaseURL, dataDirectory: dataDirectory.path, logger: logger)
         } catch {
             return CommandLineInterface.fail(error)
         }
@@ -53,6 +67,20 @@ struct DatabaseTarget: Sendable {
         await pool.close()
         await database.release(logger: logger)
         return status
+    }
+
+    private static func absolute(_ path: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)).standardizedFileURL
+    }
+
+    /// `url` without its password (`postgres://u:secret@h/db` or `password=secret`), to print.
+    static func redacted(_ url: String) -> String {
+        if var components = URLComponents(string: url), components.scheme != nil {
+            if components.password != nil { components.password = "***" }
+            components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
+            return components.string ?? url
+        }
+        return url.replacing(/password\s*=\s*('[^']*'|\S+)/) { _ in "password=***" }
     }
 
     /// Stops the embedded cluster if this process started it.

@@ -1,7 +1,6 @@
 import App
 import Data
 import Foundation
-import Synchronization
 
 /// `market09 seed bulk|demo`: generated datasets.
 enum SeedCommand {
@@ -41,54 +40,11 @@ enum SeedCommand {
             likes: try parsed.integer("likes", in: 0...200_000_000, default: 0))
         let seed = UInt64(try parsed.integer("seed", in: 0...Int.max, default: 1))
         return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
-            let progress = ProgressReporter(total: plan.rows)
+            let progress = ProgressReporter(label: "seed", total: plan.rows)
             try await PostgresBulkSeeder(pool: pool).seed(plan, seed: seed, now: Date()) { progress.update($0) }
             progress.finish()
             CommandLineInterface.printLine("seeded \(plan.influencers) influencers, \(plan.posts) posts, \(plan.users) users, \(plan.likes) likes")
             return 0
         }
-    }
-}
-
-/// Progress of a long load: a redrawn bar (rows, rows/s, ETA) on a terminal, a plain line
-/// per 10 % otherwise. Called from the loading thread.
-final class ProgressReporter: Sendable {
-    private struct State {
-        var lastDraw = Date.distantPast
-        var lastDecile = -1
-    }
-
-    private let total: Int
-    private let started = Date()
-    private let interactive = isatty(2) == 1
-    private let state = Mutex(State())
-
-    init(total: Int) {
-        self.total = max(1, total)
-    }
-
-    func update(_ rows: Int) {
-        let now = Date()
-        let elapsed = max(0.001, now.timeIntervalSince(started))
-        let rate = Double(rows) / elapsed
-        let eta = rate > 0 ? Double(total - rows) / rate : 0
-        let line: String? = state.withLock { state in
-            if interactive {
-                guard now.timeIntervalSince(state.lastDraw) > 0.2 || rows >= total else { return nil }
-                state.lastDraw = now
-                let filled = Int(30 * Double(rows) / Double(total))
-                let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 30 - filled)
-                return "\r[\(bar)] \(rows)/\(total) rows  \(Int(rate)) rows/s  ETA \(Int(eta)) s"
-            }
-            let decile = rows * 10 / total
-            guard decile > state.lastDecile else { return nil }
-            state.lastDecile = decile
-            return "progress: \(rows)/\(total) rows, \(Int(rate)) rows/s, ETA \(Int(eta)) s\n"
-        }
-        if let line { FileHandle.standardError.write(Data(line.utf8)) }
-    }
-
-    func finish() {
-        if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

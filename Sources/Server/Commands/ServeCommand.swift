@@ -84,7 +84,15 @@ enum ServeCommand {
             text.family("market09_replica_healthy", type: "gauge", help: "1 while a read replica is used (reachable, lag within REPLICA_MAX_LAG_MS).")
             for (index, status) in statuses.enumerated() { text.sample("market09_replica_healthy", ["replica": String(index)], status.healthy ? 1 : 0) }
             text.family("market09_replica_lag_seconds", type: "gauge", help: "How far a read replica was behind the primary at the last poll.")
-            for (index, status) in statuses.enumerated() { text.sample("market09_replica_lag_seconds", ["replica": String(index)], status.lagSeconds ?? -1) }
+            // Unknown (never polled, unreachable) is NaN, not a number a dashboard would average in.
+            for (index, status) in statuses.enumerated() { text.sample("market09_replica_lag_seconds", ["replica": String(index)], status.lagSeconds ?? .nan) }
+            let pools = replicas.poolStatistics()
+            for (name, help, value) in [("market09_replica_pool_connections", "Connections (and threads) of each read replica's pool.", \PostgresPool.Statistics.size),
+                                        ("market09_replica_pool_busy", "A read replica pool's threads running a job.", \.busy),
+                                        ("market09_replica_pool_queued", "Jobs waiting for a thread of a read replica's pool.", \.queued)] {
+                text.family(name, type: "gauge", help: help)
+                for (index, statistics) in pools.enumerated() { text.sample(name, ["replica": String(index)], Double(statistics[keyPath: value])) }
+            }
         }
         return replicas
     }
@@ -144,11 +152,13 @@ enum ServeCommand {
         let configuration: Configuration
         do {
             configuration = try Configuration.fromEnvironment(environment)
+            if configuration.databaseURL != nil && configuration.jwtSecret == nil {
+                throw ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)")
+            }
         } catch {
-            return CommandLineInterface.fail(error)
-        }
-        if configuration.databaseURL != nil && configuration.jwtSecret == nil {
-            return CommandLineInterface.fail(ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)"))
+            // A JSON line like every other the server writes: log shippers parse it, and
+            // an operator reading a terminal still sees the reason in `error`.
+            return startUpFailed(error, logger: Logger(minimumLevel: .info))
         }
         let logger = Logger(minimumLevel: configuration.logLevel)
         // Watched before anything starts: a SIGTERM during start-up is kept, not lost.
@@ -162,11 +172,16 @@ enum ServeCommand {
                             shutdown: shutdown, logger: logger)
             code = 0
         } catch {
-            code = CommandLineInterface.fail(error)
+            code = startUpFailed(error, logger: logger)
         }
         await lifecycle.stopAll()
         if code == 0 { logger.info("stopped") }
         return code
+    }
+
+    private static func startUpFailed(_ error: any Error, logger: Logger) -> Int32 {
+        logger.error("start-up failed", ["error": .string(String(describing: error))])
+        return 1
     }
 
     /// Starts the database, the pool, the background jobs and the HTTP engine, in that

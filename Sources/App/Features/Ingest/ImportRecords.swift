@@ -29,6 +29,10 @@ public enum ImportFile {
 
     /// Every record, or the reason each unreadable one failed, in file order.
     public static func read(_ data: Data, format: Format) throws -> [Result<ImportRecord, UnreadableRecord>] {
+        // A binary file read as text made a few nonsense rows, rejected or not, and an exit 0.
+        guard !data.contains(0), String(validatingUTF8: data) != nil else {
+            throw Malformed(description: "the file is not UTF-8 text (a binary file? imports read JSON, NDJSON or CSV)")
+        }
         switch format {
         case .json:
             guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
@@ -52,6 +56,9 @@ public enum ImportFile {
             return records
         case .csv:
             let rows = CSV.rows(String(decoding: data, as: UTF8.self))
+            if let line = CSV.unclosedQuote(String(decoding: data, as: UTF8.self)) {
+                throw Malformed(description: "line \(line): a quoted field is never closed (a \" missing?); everything after it would be one field")
+            }
             guard let header = rows.first else { throw Malformed(description: "the CSV file has no header row") }
             let names = header.cells.map { $0.trimmingCharacters(in: .whitespaces) }
             return rows.dropFirst().compactMap { row in
@@ -83,8 +90,34 @@ public enum ImportFile {
     }
 }
 
+extension String {
+    /// Whether `data` is valid UTF-8.
+    init?(validatingUTF8 data: Data) {
+        guard let text = String(data: data, encoding: .utf8) else { return nil }
+        self = text
+    }
+}
+
 /// A minimal RFC 4180 reader: quoted cells may hold commas, quotes (doubled) and newlines.
 public enum CSV {
+    /// The line of a quoted field that never closes, if any.
+    public static func unclosedQuote(_ text: String) -> Int? {
+        var inQuotes = false, line = 1, opened = 0
+        var previousQuote = false
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" {
+                if inQuotes { inQuotes = false; previousQuote = true; continue }
+                // `""` inside quotes: the first closed them, this one opens them again.
+                if !previousQuote { opened = line }
+                inQuotes = true
+            } else if scalar == "\n" {
+                line += 1
+            }
+            previousQuote = false
+        }
+        return inQuotes ? opened : nil
+    }
+
     /// A row and the line it starts on.
     public struct Row: Sendable {
         public let line: Int

@@ -31,26 +31,46 @@ public enum ImportRows {
             category: try await fields["category"].asyncMap { try await categories.resolve($0).rawValue })
     }
 
-    /// A post row, or the first broken rule.
+    /// A post row, or every broken rule of it (``Rejected``).
     public static func post(_ record: ImportRecord, categories: CategoryResolver) async throws -> PostImport {
         let fields = record.fields
-        let username = try required(fields, "influencer_username").trimmingCharacters(in: .whitespaces).lowercased()
-        var price: Int?
-        if let text = fields["price"] {
+        var check = RuleCheck()
+        let username = check.run { try required(fields, "influencer_username") }?.trimmingCharacters(in: .whitespaces).lowercased()
+        let price = check.run { () throws -> Int? in
+            guard let text = fields["price"] else { return nil }
             guard let value = Int(text) else { throw DomainError.invalid(field: "price", message: "price must be an integer") }
-            price = value
+            return value
+        } ?? nil
+        var category: CategoryID?
+        if let name = check.run({ try required(fields, "category") }) {
+            do { category = try await categories.resolve(name) } catch { check.record(Self.domainError(error)) }
         }
-        let post = NewPost(
-            influencerID: InfluencerID(rawValue: 0), productName: try required(fields, "product_name"), price: price,
-            category: try await categories.resolve(try required(fields, "category")),
-            groupBuyingStart: try WireDate.parse(try required(fields, "group_buying_start"), field: "group_buying_start"),
-            groupBuyingEnd: try WireDate.parse(try required(fields, "group_buying_end"), field: "group_buying_end"),
-            displayURL: fields["display_url"], groupBuyingURL: fields["group_buying_url"],
-            details: PostDetails(postURL: fields["post_url"], caption: fields["caption"],
-                                 hashtags: try fields["hashtags"].map(PostRules.hashtags(text:)) ?? [], postType: fields["post_type"],
-                                 instagramPostID: fields["instagram_post_id"],
-                                 postedAt: try fields["posted_at"].map { try WireDate.parse($0, field: "posted_at") }))
-        return PostImport(line: record.line, influencerUsername: username, post: try PostRules.validated(post))
+        let productName = check.run { try required(fields, "product_name") }
+        let start = check.run { try WireDate.parse(try required(fields, "group_buying_start"), field: "group_buying_start") }
+        let end = check.run { try WireDate.parse(try required(fields, "group_buying_end"), field: "group_buying_end") }
+        let hashtags = check.run { try fields["hashtags"].map(PostRules.hashtags(text:)) ?? [] }
+        let postedAt = check.run { try fields["posted_at"].map { try WireDate.parse($0, field: "posted_at") } } ?? nil
+        guard let username, let category, let productName, let start, let end, let hashtags else { throw Rejected(failures: check.failures) }
+        let post = PostRules.checked(NewPost(
+            influencerID: InfluencerID(rawValue: 0), productName: productName, price: price, category: category,
+            groupBuyingStart: start, groupBuyingEnd: end, displayURL: fields["display_url"], groupBuyingURL: fields["group_buying_url"],
+            details: PostDetails(postURL: fields["post_url"], caption: fields["caption"], hashtags: hashtags, postType: fields["post_type"],
+                                 instagramPostID: fields["instagram_post_id"], postedAt: postedAt)), &check)
+        guard check.failures.isEmpty else { throw Rejected(failures: check.failures) }
+        return PostImport(line: record.line, influencerUsername: username, post: post)
+    }
+
+    /// Every broken rule of a row, named together.
+    public struct Rejected: Error, Sendable {
+        public let failures: [DomainError]
+    }
+
+    private static func domainError(_ error: any Error) -> DomainError {
+        switch error {
+        case let error as DomainError: return error
+        case let error as APIError: return .invalid(field: error.field, message: error.message)
+        default: return .invalid(field: nil, message: String(describing: error))
+        }
     }
 
     /// The line and reason for a record that failed to read or validate.
@@ -60,7 +80,12 @@ public enum ImportRows {
         case .success(let record): line = record.line
         case .failure(let unreadable): line = unreadable.line
         }
+        func describe(_ failure: DomainError) -> String {
+            if case .invalid(let field, let message) = failure { return field.map { "\($0): \(message)" } ?? message }
+            return String(describing: failure)
+        }
         switch error {
+        case let error as Rejected: return (line, error.failures.map(describe).joined(separator: "; "))
         case let error as UnreadableRecord: return (line, error.reason)
         case DomainError.invalid(let field, let message): return (line, field.map { "\($0): \(message)" } ?? message)
         case let error as APIError: return (line, error.field.map { "\($0): \(error.message)" } ?? error.message)

@@ -3,7 +3,7 @@ import Foundation
 
 /// `GET /media/{name}`: stored uploads, public and immutable (a name is its content's
 /// hash), with `Range` and `If-None-Match`. Sent from the file, never copied into memory.
-/// A deployment can let nginx serve the directory instead (README, Deployment).
+/// A deployment can let nginx serve the directory instead (docs/operations.md, Deployment).
 struct MediaController: Sendable {
     let uploads: Uploads
 

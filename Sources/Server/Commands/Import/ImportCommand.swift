@@ -43,8 +43,14 @@ enum ImportCommand {
         let format = try ImportFile.Format.of(path: path, explicit: parsed.option("format"))
         let rejectsPath = parsed.option("rejects") ?? path + ".rejects.ndjson"
         let atomic = parsed.flag("atomic")
-        let data = try await BlockingWork.run(name: "import-read") { try Data(contentsOf: URL(fileURLWithPath: path)) }
-        let records = try ImportFile.read(data, format: format)
+        let data = try await readFile(path)
+        let records: [Result<ImportRecord, UnreadableRecord>]
+        do {
+            records = try ImportFile.read(data, format: format)
+        } catch let malformed as ImportFile.Malformed {
+            CommandLineInterface.printError("market09: error: \(path): \(malformed.description)")
+            return 1
+        }
 
         return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
             let categories = CategoryResolver(categories: PostgresCategoryRepository(pool: pool))
@@ -58,7 +64,9 @@ enum ImportCommand {
                     do { rows.append(try await ImportRows.influencer(try record.get(), categories: categories)) } catch { rejects.append(ImportRows.reject(record, error)) }
                 }
                 if !(atomic && !rejects.isEmpty) {
-                    outcomes = try await importer.influencers(rows, atomic: atomic, batchSize: 500)
+                    outcomes = try await inBatches(rows, of: 500, atomic: atomic, kind: kind, rejected: rejects.count) {
+                        try await importer.influencers($0, atomic: atomic, batchSize: 500)
+                    }
                     lines = rows.map(\.line)
                 }
             } else {
@@ -67,7 +75,9 @@ enum ImportCommand {
                     do { rows.append(try await ImportRows.post(try record.get(), categories: categories)) } catch { rejects.append(ImportRows.reject(record, error)) }
                 }
                 if !(atomic && !rejects.isEmpty) {
-                    outcomes = try await importer.posts(rows, atomic: atomic, batchSize: 5_000)
+                    outcomes = try await inBatches(rows, of: 5_000, atomic: atomic, kind: kind, rejected: rejects.count) {
+                        try await importer.posts($0, atomic: atomic, batchSize: 5_000)
+                    }
                     lines = rows.map(\.line)
                 }
             }
@@ -84,6 +94,36 @@ enum ImportCommand {
             CommandLineInterface.printLine(summary)
             return rejects.isEmpty ? 0 : 1
         }
+    }
+
+    /// The file's bytes, or one line saying why not (a missing file was a raw
+    /// `NSCocoaErrorDomain Code=260` dump).
+    private static func readFile(_ path: String) async throws -> Data {
+        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path) does not exist") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw CommandFailure("\(path) cannot be read (permissions?)") }
+        do {
+            return try await BlockingWork.run(name: "import-read") { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        } catch {
+            throw CommandFailure("\(path) cannot be read (a directory?)")
+        }
+    }
+
+    /// `rows` through `merge` a batch at a time (one call when `atomic`: one transaction),
+    /// with progress on stderr.
+    private static func inBatches<Row: Sendable>(_ rows: [Row], of size: Int, atomic: Bool, kind: String, rejected: Int,
+                                                 _ merge: ([Row]) async throws -> [ImportOutcome]) async throws -> [ImportOutcome] {
+        let progress = ProgressReporter(label: kind, total: rows.count)
+        if atomic {
+            progress.note("\(rows.count) rows in one transaction")
+            return try await merge(rows)
+        }
+        var outcomes: [ImportOutcome] = []
+        for start in stride(from: 0, to: rows.count, by: size) {
+            outcomes += try await merge(Array(rows[start..<min(start + size, rows.count)]))
+            progress.update(outcomes.count, rejected: rejected + outcomes.count { if case .rejected = $0 { true } else { false } })
+        }
+        progress.finish()
+        return outcomes
     }
 
     private static func writeRejects(_ rejects: [(line: Int, reason: String)], to path: String) async throws {

@@ -9,7 +9,7 @@ enum SupabaseImportCommand {
         Usage: market09 import supabase DIRECTORY [--media EXPORT --storage-url URL] [--database-url URL]
 
         Imports the 09Market Supabase project from CSV exports with a header row (the
-        dashboard's "Export to CSV", or psql's \\copy ... TO ... CSV HEADER; README, "Moving
+        dashboard's "Export to CSV", or psql's \\copy ... TO ... CSV HEADER; docs/supabase.md, "Moving
         the 09Market app from Supabase"): users.csv (public.users), identities.csv
         (auth.identities), influencers.csv, posts.csv, likes.csv, follows.csv. A missing file
         is an empty table. Users with a Google or Apple identity keep their ids and sign in

@@ -75,6 +75,7 @@ struct SupabaseMediaImport {
         var adopted = (count: 0, bytes: 0), alreadyThere = 0
         var problems: [(kind: String, reference: SupabaseMediaReference, reason: String)] = []
         var rewrite = SupabaseMediaRewrite()
+        let progress = ProgressReporter(label: "media", total: references.count, unit: "objects")
         for (index, batch) in stride(from: 0, to: references.count, by: Self.batchSize).map({ references[$0..<min($0 + Self.batchSize, references.count)] }).enumerated() {
             var stored: [(object: String, media: StoredMedia, url: String)] = []
             var rewritten: [String] = []
@@ -110,10 +111,9 @@ struct SupabaseMediaImport {
                 rewrite.users += batchRewrite.users
                 rewrite.influencers += batchRewrite.influencers
             }
-            if references.count > Self.batchSize {
-                CommandLineInterface.printError("media: \(min((index + 1) * Self.batchSize, references.count))/\(references.count) objects")
-            }
+            progress.update(min((index + 1) * Self.batchSize, references.count), rejected: problems.count)
         }
+        progress.finish()
         let missing = problems.count { $0.kind == "missing" }
         let refused = problems.count { $0.kind == "refused" }
         let verb = dryRun ? "would adopt" : "adopted"
