@@ -23,13 +23,23 @@ let package = Package(
 
         // Entities, repository protocols, use cases. Foundation only.
         .target(name: "Domain", swiftSettings: swiftSettings),
-        // PostgreSQL (libpq), migrations, the embedded cluster, crypto (OpenSSL).
-        .target(name: "Data", dependencies: ["Domain", "CLibPQ", "COpenSSL"], swiftSettings: swiftSettings),
-        // HTTP transport (libmicrohttpd, zlib for gzip), routing, handlers, auth middleware: speaks to Domain.
-        .target(name: "App", dependencies: ["Domain", "Data", "CMicroHTTPD", "CZlib"], swiftSettings: swiftSettings),
+        // Threads for blocking work: bounded worker pools and one-off blocking calls.
+        .target(name: "Workers", dependencies: ["Domain"], swiftSettings: swiftSettings),
+        // Tokens, hashes and signatures (OpenSSL): access and refresh tokens, passwords,
+        // ID tokens and their keys.
+        .target(name: "Cryptography", dependencies: ["Domain", "Workers", "COpenSSL"], swiftSettings: swiftSettings),
+        // Everything stored: PostgreSQL (libpq) and its pools, migrations, repositories,
+        // the embedded cluster, the media library on disk, seeders.
+        .target(name: "Persistence", dependencies: ["Domain", "Workers", "Cryptography", "CLibPQ"], swiftSettings: swiftSettings),
+        // The HTTP transport, knowing nothing of the product: the libmicrohttpd engine,
+        // requests and responses, routing, middleware, CORS, ETag, gzip (zlib), the JSON
+        // writer, the logger and metrics. A test reads its imports.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"], swiftSettings: swiftSettings),
+        // The product's API on the transport: controllers, wire shapes, error mapping, auth.
+        .target(name: "App", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer"], swiftSettings: swiftSettings),
         // The composition root: configuration, the CLI commands, Data's implementations
         // wired into App, and serve's lifecycle.
-        .target(name: "Server", dependencies: ["Domain", "Data", "App"], swiftSettings: swiftSettings),
+        .target(name: "Server", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer", "App"], swiftSettings: swiftSettings),
         // Thin entry point: parses the subcommand and hands over to Server.
         .executableTarget(name: "market09", dependencies: ["Server"], swiftSettings: swiftSettings),
 
@@ -38,14 +48,14 @@ let package = Package(
         .target(name: "Market09Client", swiftSettings: swiftSettings),
 
         // Fixtures, in-memory repositories, throwaway PostgreSQL databases, a raw HTTP client.
-        .target(name: "TestSupport", dependencies: ["Domain", "Data", "App", "Server"], swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server"], swiftSettings: swiftSettings),
 
         .testTarget(name: "DomainTests", dependencies: ["Domain", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "DataTests", dependencies: ["Data", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "AppTests", dependencies: ["App", "Server", "TestSupport", "CZlib"], swiftSettings: swiftSettings),
+        .testTarget(name: "PersistenceTests", dependencies: ["Workers", "Cryptography", "Persistence", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AppTests", dependencies: ["Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server", "TestSupport", "CZlib"], swiftSettings: swiftSettings),
         // The 09Market app's own response types, declared apart from the server's code,
         // decoding every answer of the Supabase-compatible surface.
         .testTarget(name: "AppDecodingTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "App", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "HTTPServer", "App", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,6 +1,7 @@
-import Data
 import Domain
 import Foundation
+import HTTPServer
+import Workers
 
 /// The composition root: builds the whole HTTP application from its dependencies. The
 /// server passes live PostgreSQL-backed ones; tests pass their own.
@@ -147,6 +148,7 @@ public enum Application {
                                      readYourWrites: ReadYourWrites? = nil) -> RoutingResponder {
         let contract = docs?.routes ?? []
         return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + contract, cors: cors,
-                                logger: logger, gzipLevel: gzipLevel, readYourWrites: readYourWrites, trustedProxies: auth.trustedProxies)
+                                logger: logger, gzipLevel: gzipLevel, middleware: readYourWrites.map { [$0] } ?? [],
+                                errors: ErrorResponses(logger: logger), trustedProxies: auth.trustedProxies)
     }
 }

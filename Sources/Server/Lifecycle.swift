@@ -1,5 +1,6 @@
 import App
-import Data
+import Persistence
+import HTTPServer
 /// The shape of everything `serve` runs beside the request path — the database, the pool,
 /// the background jobs, the HTTP engine: started once, stopped once (stopping waits for
 /// work in progress).

@@ -1,7 +1,10 @@
 import App
-import Data
+import Cryptography
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
+import Workers
 
 extension Application.Dependencies {
     /// Everything backed by one PostgreSQL pool, OpenSSL and the system clock; the

@@ -1,5 +1,6 @@
-import Data
+import Persistence
 import Foundation
+import Workers
 
 /// A test tool run as a child process (python3 with selenium, schemathesis): its exit code
 /// and combined output, killed after `timeoutSeconds` so a stuck tool fails its test

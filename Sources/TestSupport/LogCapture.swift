@@ -1,5 +1,6 @@
 import App
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// Collects log lines in memory so tests can assert on what was logged.

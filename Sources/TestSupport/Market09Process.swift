@@ -1,5 +1,6 @@
-import Data
+import Persistence
 import Foundation
+import Workers
 
 /// The built `market09` executable run as a child process, as an operator would run it.
 public final class Market09Process: Sendable {

@@ -1,5 +1,6 @@
-import Data
+import Persistence
 import Foundation
+import Workers
 
 /// PgBouncer (Debian's 1.18) in transaction mode in front of a test cluster, on a loopback
 /// port of its own, run in the foreground and stopped with the test — through

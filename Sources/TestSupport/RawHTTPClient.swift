@@ -1,5 +1,6 @@
-import Data
+import Persistence
 import Foundation
+import Workers
 
 /// One HTTP response as read off the wire.
 public struct RawHTTPResponse: Sendable {

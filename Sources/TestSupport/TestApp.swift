@@ -1,6 +1,8 @@
 import App
+import Cryptography
+import HTTPServer
 import Server
-import Data
+import Persistence
 import Domain
 import Foundation
 

@@ -1,5 +1,6 @@
-import Data
+import Persistence
 import Foundation
+import Workers
 
 /// A private PostgreSQL database for one test, created in the cluster that the test
 /// command (`scripts/test`) starts and names in `MARKET09_TEST_DATABASE_URL`.

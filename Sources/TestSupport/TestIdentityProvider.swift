@@ -1,5 +1,7 @@
-import Data
+import Cryptography
+import Persistence
 import Foundation
+import Workers
 
 /// A stand-in for Google or Apple: an RSA key made with the `openssl` command, its JWKS
 /// written to a file, and RS256 ID tokens signed with `openssl dgst`. The server verifies

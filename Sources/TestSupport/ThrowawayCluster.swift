@@ -1,5 +1,6 @@
-import Data
+import Persistence
 import Foundation
+import Workers
 
 /// A PostgreSQL cluster of a test's own, in a temporary directory, for tests that stop and
 /// restart the server under a running pool. Built on the same ``EmbeddedPostgres`` the

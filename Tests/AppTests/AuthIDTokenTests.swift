@@ -1,7 +1,8 @@
 import App
-import Data
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 

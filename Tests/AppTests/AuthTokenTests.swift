@@ -1,7 +1,9 @@
 @testable import App
+import Cryptography
 import Domain
-import Data
+import Persistence
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 @testable import App
 @testable import Server
+import HTTPServer
 import Testing
 
 @Suite struct ConfigurationTests {

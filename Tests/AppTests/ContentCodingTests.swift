@@ -1,6 +1,7 @@
 @testable import App
 import CZlib
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 

@@ -1,7 +1,9 @@
 import App
-import Data
+import Cryptography
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 import Testing
 import TestSupport

@@ -1,8 +1,11 @@
 @testable import App
-import Data
+import Cryptography
+import Persistence
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
+import Workers
 
 /// `/openapi.yaml`, `/openapi.json` and `/docs` serve one contract.
 @Suite struct DocsTests {

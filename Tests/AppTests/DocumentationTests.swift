@@ -2,6 +2,7 @@
 @testable import Server
 import Domain
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 

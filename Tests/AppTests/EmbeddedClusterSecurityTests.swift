@@ -1,7 +1,8 @@
-import Data
+import Persistence
 import Foundation
 import Testing
 import TestSupport
+import Workers
 
 /// The embedded default on a machine with other accounts: nobody else may enter the
 /// database (which would make them superuser) or read the secrets beside it.

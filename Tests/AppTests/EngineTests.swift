@@ -1,9 +1,11 @@
 @testable import App
-import Data
+import Persistence
 import Foundation
+import HTTPServer
 import Synchronization
 import Testing
 import TestSupport
+import Workers
 
 /// The libmicrohttpd transport over real sockets on loopback.
 @Suite struct EngineTests {

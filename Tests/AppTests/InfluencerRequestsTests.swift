@@ -1,7 +1,8 @@
 import App
-import Data
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 import Testing
 import TestSupport
@@ -98,7 +99,7 @@ import TestSupport
             guard let body = profiles[name] else { return HTTPResponse(status: 404) }
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Data(body.utf8))
         }
-        return RoutingResponder(routes: [route], cors: CORSPolicy(allowedOrigins: []), logger: LogCapture().logger)
+        return RoutingResponder(routes: [route], cors: CORSPolicy(allowedOrigins: []), logger: LogCapture().logger, errors: ErrorResponses(logger: LogCapture().logger))
     }
 
     @Test func theLookupDecidesEachRequestAndRetriesErrorsWithBackoff() async throws {

@@ -1,5 +1,6 @@
 import App
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 

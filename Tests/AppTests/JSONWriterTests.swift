@@ -1,6 +1,7 @@
 @testable import App
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 import Testing
 

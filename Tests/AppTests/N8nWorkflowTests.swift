@@ -1,8 +1,10 @@
-import Data
+import Cryptography
+import Persistence
 import Domain
 import Foundation
 import Testing
 import TestSupport
+import Workers
 
 /// The n8n workflows of `examples/n8n/` against a running server: their JSON is a workflow
 /// n8n imports, and their HTTP calls, replayed by `Tests/e2e/n8n_replay.mjs` with the

@@ -1,6 +1,7 @@
 @testable import App
-import Data
+import Persistence
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 
@@ -18,7 +19,7 @@ import TestSupport
             },
             Route("GET", "/fast") { _ in .json(["one": try await pool.withConnection { try $0.query("SELECT 1").first!.decode(0, as: Int.self) }]) },
         ]
-        let responder = RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger)
+        let responder = RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger, errors: ErrorResponses(logger: logs.logger))
         async let slow = responder.respond(to: HTTPRequest(method: "GET", path: "/slow"))
         try await Task.sleep(for: .milliseconds(50))
         let fast = await responder.respond(to: HTTPRequest(method: "GET", path: "/fast"))

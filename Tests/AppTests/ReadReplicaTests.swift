@@ -1,4 +1,4 @@
-import Data
+import Persistence
 import Foundation
 import Testing
 import TestSupport

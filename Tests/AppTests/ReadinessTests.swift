@@ -1,6 +1,7 @@
 @testable import App
-import Data
+import Persistence
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 

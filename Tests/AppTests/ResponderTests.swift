@@ -1,7 +1,8 @@
 @testable import App
-import Data
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 
@@ -18,7 +19,7 @@ import TestSupport
         dependencies.readiness = AlwaysReady()
         let app = Application.makeResponder(dependencies: dependencies, auth: testAuth, cors: cors, logger: logs.logger)
         guard !extraRoutes.isEmpty else { return app }
-        return RoutingResponder(routes: extraRoutes, cors: cors, logger: logs.logger)
+        return RoutingResponder(routes: extraRoutes, cors: cors, logger: logs.logger, errors: ErrorResponses(logger: logs.logger))
     }
 
     @Test func unknownPathsAnswer404InTheErrorShape() async throws {

@@ -1,4 +1,5 @@
 @testable import App
+import HTTPServer
 import Testing
 
 @Suite struct RouterTests {

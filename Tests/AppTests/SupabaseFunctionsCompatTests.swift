@@ -1,5 +1,6 @@
 @testable import App
 import Foundation
+import HTTPServer
 import Testing
 import TestSupport
 

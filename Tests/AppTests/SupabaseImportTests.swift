@@ -1,5 +1,5 @@
 @testable import Server
-import Data
+import Persistence
 import Foundation
 import Testing
 import TestSupport

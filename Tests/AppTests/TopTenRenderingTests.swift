@@ -1,6 +1,7 @@
 @testable import App
 import Domain
 import Foundation
+import HTTPServer
 import Testing
 
 /// The Top 10 body spliced from kept pieces is byte for byte what encoding it whole gives.

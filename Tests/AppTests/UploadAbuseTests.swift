@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-import Data
+import Persistence
 import Testing
 import TestSupport
+import Workers
 
 /// What a stranger, or one account, can do with uploads: nothing is written for a refused
 /// request, one account's rate and daily bytes are bounded, and the store keeps its

@@ -1,5 +1,6 @@
 import App
 import Foundation
+import HTTPServer
 import Market09Client
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// The rate limiters of the auth endpoints, shared by every request of an instance and,
 /// through `counters`, by every instance: these are the limits that protect accounts

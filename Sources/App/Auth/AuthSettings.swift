@@ -1,6 +1,8 @@
-import Data
+import Cryptography
 import Domain
 import Foundation
+import HTTPServer
+import Workers
 
 /// Settings of authentication, read from the environment by ``Configuration``.
 public struct AuthSettings: Sendable {

@@ -1,4 +1,5 @@
 import Domain
+import HTTPServer
 
 /// Builds routes whose handlers receive the authenticated caller. A handler declared with
 /// ``permanent(_:_:_:)`` receives a ``PermanentPrincipal``, so it cannot run for an

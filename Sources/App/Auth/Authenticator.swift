@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// Turns a request's bearer token into a ``Principal``, or says exactly why not.

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// ``RateLimitCounters`` in this instance's memory, for a deployment without shared

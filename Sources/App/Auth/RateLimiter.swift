@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// Fixed-window counters per key (a client address, an email), in memory on this

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// Turns a request's service API key into the ``ServiceKey`` it names, for one scope.
 ///

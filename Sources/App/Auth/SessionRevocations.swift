@@ -1,8 +1,9 @@
-import Data
 import Dispatch
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
+import Workers
 
 /// The sessions revoked recently enough that an unexpired access token may still name
 /// them. Each instance keeps this set in memory and refreshes it from the database's

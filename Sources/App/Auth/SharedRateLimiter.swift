@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// A limit that protects accounts, held across instances: this instance's own
 /// ``RateLimiter`` answers first (a flood from one address is refused in memory, with no

@@ -1,12 +1,17 @@
 import Domain
+import HTTPServer
 
 /// The one place that turns thrown errors into HTTP answers. Domain and database errors
 /// get stable codes; anything unexpected becomes a plain 500 whose detail goes only to
 /// the log, tagged with the request id the client also sees.
-struct ErrorResponses: Sendable {
+public struct ErrorResponses: ErrorMapping {
     let logger: Logger
 
-    func response(for error: any Error, request: HTTPRequest) -> HTTPResponse {
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    public func response(for error: any Error, request: HTTPRequest) -> HTTPResponse {
         switch error {
         case let error as APIError:
             return error.response

@@ -1,5 +1,6 @@
-import Data
 import Foundation
+import HTTPServer
+import Persistence
 import Synchronization
 
 /// Read-your-writes over read replicas. A request that wrote (any method but GET, HEAD and
@@ -12,7 +13,7 @@ import Synchronization
 ///
 /// The cookie is not a secret and grants nothing: a forged one can only send its own
 /// reads to the primary until it expires (seconds).
-public final class ReadYourWrites: Sendable {
+public final class ReadYourWrites: Middleware {
     static let cookie = "m09_read_after"
     private let replicas: ReadReplicas
     /// How long a write is remembered: by then every replica still used has it.
@@ -25,6 +26,14 @@ public final class ReadYourWrites: Sendable {
     public init(replicas: ReadReplicas, window: Duration) {
         self.replicas = replicas
         self.window = window
+    }
+
+    /// Runs the handler with reads after the position `request` must see; a 2xx answer to
+    /// a request that may have written records where the primary is now.
+    public func respond(to request: HTTPRequest, next: Route.Handler) async throws -> HTTPResponse {
+        var response = try await ReadConsistency.$after.withValue(position(for: request)) { try await next(request) }
+        if Self.mayWrite(request) { await recordWrite(request, &response) }
+        return response
     }
 
     /// The position `request`'s reads must see, if any.

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// Whether this instance is the one that runs the background jobs. It holds a

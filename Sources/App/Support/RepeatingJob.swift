@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// A pass of work run now and then every `interval` until ``stop()``: the shape every

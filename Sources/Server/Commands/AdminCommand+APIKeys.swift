@@ -1,4 +1,5 @@
-import Data
+import Cryptography
+import Persistence
 import Domain
 import Foundation
 

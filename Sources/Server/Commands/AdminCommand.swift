@@ -1,7 +1,10 @@
 import App
-import Data
+import Cryptography
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
+import Workers
 
 /// `market09 admin <task>`: operator maintenance.
 enum AdminCommand {

@@ -1,4 +1,5 @@
 import App
+import HTTPServer
 /// A wrong command line: exit code 2 and one line.
 struct UsageError: Error, CustomStringConvertible {
     let description: String

@@ -1,5 +1,6 @@
 import App
 import Foundation
+import HTTPServer
 
 /// `market09 <command>`: parses the subcommand and runs it. Exit codes: 0 success,
 /// 1 failure, 2 usage error. Errors are one line on standard error.

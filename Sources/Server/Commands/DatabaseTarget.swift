@@ -1,6 +1,8 @@
 import App
-import Data
+import Persistence
 import Foundation
+import HTTPServer
+import Workers
 
 /// The database a command works on: the configured URL, or the embedded cluster, started
 /// on demand and stopped again by ``release()`` when this process started it.

@@ -1,6 +1,8 @@
 import App
-import Data
+import Cryptography
+import Persistence
 import Foundation
+import HTTPServer
 
 /// `market09 seed demo [--seed N] [--reset]`.
 enum DemoSeedCommand {

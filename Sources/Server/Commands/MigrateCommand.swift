@@ -1,6 +1,7 @@
 import App
-import Data
+import Persistence
 import Foundation
+import HTTPServer
 
 /// `market09 migrate [--dry-run]`: applies (or lists) pending migrations.
 enum MigrateCommand {

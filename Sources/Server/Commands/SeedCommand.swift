@@ -1,6 +1,7 @@
 import App
-import Data
+import Persistence
 import Foundation
+import HTTPServer
 
 /// `market09 seed bulk|demo`: generated datasets.
 enum SeedCommand {

@@ -1,7 +1,9 @@
 import App
-import Data
+import Cryptography
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
 
 /// `market09 serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT.
 enum ServeCommand {

@@ -1,6 +1,8 @@
 import App
-import Data
+import Persistence
 import Foundation
+import HTTPServer
+import Workers
 
 /// The write end of the self-pipe SIGTERM and SIGINT are written to. Set once, before the
 /// handlers that read it are installed; only those handlers read it afterwards.

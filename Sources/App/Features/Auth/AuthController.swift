@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/v1/auth/*`: anonymous sessions, sign-up, the token endpoint (password, refresh token,
 /// ID token), upgrade of an anonymous account, logout.

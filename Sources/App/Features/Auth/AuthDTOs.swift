@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// The session a sign-in, sign-up, refresh or upgrade answers with.
 struct SessionResponse<UserBody: JSONWritable>: JSONWritable {

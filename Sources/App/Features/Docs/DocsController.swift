@@ -1,5 +1,5 @@
-import Data
 import Foundation
+import HTTPServer
 
 /// The contract where API users look for it: `GET /openapi.yaml` (the file as written),
 /// `GET /openapi.json` (the same document as JSON, converted once at start-up) and

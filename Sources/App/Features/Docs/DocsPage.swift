@@ -1,5 +1,6 @@
-import Data
+import Cryptography
 import Foundation
+import HTTPServer
 
 /// The HTML of `/docs` and the Content-Security-Policy that goes with it: Swagger UI's two
 /// files pinned by their integrity hashes, and a starter that shows the reference, or,

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// A value of a YAML document, keys in document order.
 indirect enum YAMLValue: Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// Scalars, keys, comments and single-line flow collections of ``YAMLDocument``.
 extension YAMLDocument {

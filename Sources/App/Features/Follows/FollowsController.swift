@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// Follows of influencers and the schedule of their posts: `/v1/influencers/{id}/follow`,
 /// `/v1/me/follows`, `/v1/me/schedule`.

@@ -1,4 +1,5 @@
 import Domain
+import HTTPServer
 
 /// `GET /health` (the process answers) and `GET /ready` (the database answers too), for
 /// load balancers and orchestrators.

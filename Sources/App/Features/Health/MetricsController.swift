@@ -1,5 +1,6 @@
-import Data
+import Cryptography
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// `GET /metrics`: the server's metrics in Prometheus' text format, on a listener of its

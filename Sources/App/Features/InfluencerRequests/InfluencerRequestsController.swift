@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/v1/influencer-requests`: the app's "register an influencer" (any signed-in account,
 /// anonymous included, as in the app).

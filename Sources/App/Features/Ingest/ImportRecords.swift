@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// One record of an import file or an ingest call: its line (or element) number and its
 /// fields as text (JSON numbers and booleans become their text; JSON `null` and empty CSV

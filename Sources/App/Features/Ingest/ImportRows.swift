@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// Turns import records into validated rows with the API's rules (`market09 import` and
 /// the ingest API alike).

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/v1/ingest`: the door of the automation that fills the feed (the n8n workflows that
 /// wrote straight into the old database). Every route takes a service API key of scope

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// A validated row of an ingest call, and where it was in the body.
 protocol IngestRow: Sendable {

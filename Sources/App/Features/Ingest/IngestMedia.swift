@@ -1,6 +1,7 @@
-import Data
 import Domain
 import Foundation
+import HTTPServer
+import Workers
 
 /// `POST /v1/ingest/media`: an image as the raw body (what an n8n HTTP Request node sends
 /// as "binary data"), stored like an upload and answered with its `/media/` URL. The feed's

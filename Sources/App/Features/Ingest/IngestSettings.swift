@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// The ingest API's stores and limits (`/v1/ingest`, for the automation that fills the feed).
 public struct IngestSettings: Sendable {

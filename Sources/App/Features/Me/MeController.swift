@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/v1/me`: the caller's own account, the posts they liked and the posts they submitted.
 struct MeController: Sendable {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `GET /media/{name}`: stored uploads, public and immutable (a name is its content's
 /// hash), with `Range` and `If-None-Match`. Sent from the file, never copied into memory.

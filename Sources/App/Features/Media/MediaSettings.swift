@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// Where uploads go, how they are addressed, and what one account may upload.
 public struct MediaSettings: Sendable {

@@ -1,6 +1,8 @@
-import Data
 import Domain
 import Foundation
+import HTTPServer
+import Persistence
+import Workers
 
 /// `POST /v1/uploads`: an image in a `multipart/form-data` part named `file`, copied from
 /// the spooled body to the store without holding it in memory.

@@ -1,4 +1,5 @@
 import Domain
+import HTTPServer
 import Synchronization
 
 /// Resolves a category given by ASCII id or Korean name. Categories change only with a

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `GET /v1/posts` (the feed) and `GET /v1/categories` (with counts).
 struct FeedController: Sendable {

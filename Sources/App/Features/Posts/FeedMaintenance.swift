@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// Keeps the feed's per-day order ready: today's and tomorrow's (so the order is there

@@ -1,6 +1,7 @@
-import Data
+import Cryptography
 import Domain
 import Foundation
+import HTTPServer
 
 /// Reads and validates the feed's query parameters; each bad one answers 400 naming it.
 enum FeedParameters {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `Idempotency-Key` for requests a client may have to retry (a phone that lost the answer
 /// to `POST /v1/posts`): the same key and request within 24 hours get the first answer

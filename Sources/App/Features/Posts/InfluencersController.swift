@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/v1/influencers`: search, profiles and their posts.
 struct InfluencersController: Sendable {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// The wire form of a post (the app's field names; absent values are explicit `null`s).
 /// `caption` is written on single-post answers only (see ``PostDetails/caption``).

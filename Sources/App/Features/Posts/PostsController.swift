@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/v1/posts/*`: single posts, likes, Top 10.
 struct PostsController: Sendable {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// The Top 10 body, built from each ranked post's JSON kept between requests with its two

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// The app's other edge functions: `/functions/v1/me`, `/functions/v1/influencers`
 /// (`search`, `register`) and `/functions/v1/upload`, over the same use cases as `/v1`.

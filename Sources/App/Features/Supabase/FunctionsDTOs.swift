@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// A post as the edge functions answer it (`PostResponse` in the app): ids as strings,
 /// `category` the Korean label, times with milliseconds; `rank` in the Top 10.

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/functions/v1/posts?action=…`: the app's posts edge function, as a thin adapter over
 /// the same use cases as `/v1/posts` (and their rules: writes need a permanent user, edits

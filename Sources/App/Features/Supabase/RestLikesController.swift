@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/rest/v1/likes` as PostgREST serves the app's `likes` table under row-level security:
 /// a caller reads, inserts and deletes its own rows only. The user comes from the token;

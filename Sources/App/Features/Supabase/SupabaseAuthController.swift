@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// `/auth/v1/*`: the subset of Supabase Auth the 09Market app and Supabase's clients call,
 /// over the same ``Authentication`` use cases, rate limits and sessions as `/v1/auth` (a

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// A user as Supabase Auth answers it: `id` a UUID and `updated_at` (the Swift client
 /// requires both), `app_metadata` an object (the Python client requires it) with the

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// A request body as Supabase's clients send it: a JSON object (or, for PostgREST, an
 /// array of one) whose optional fields may be `null` (`"nonce": null`,

@@ -1,3 +1,4 @@
+import HTTPServer
 /// Our error codes in the words of the services the 09Market app was built against. Each
 /// function takes our answer (status, code, message) and returns the original's.
 enum SupabaseErrorCodes {

@@ -1,5 +1,6 @@
-import Data
+import Cryptography
 import Foundation
+import HTTPServer
 
 /// What the Supabase-compatible surface needs to know: the project's anon key every request
 /// carries in `apikey`, as Supabase's gateway requires.

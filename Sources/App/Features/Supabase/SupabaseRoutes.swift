@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPServer
 
 /// The Supabase-compatible surface in one place: what the unmodified 09Market app (built
 /// against Supabase Auth, its edge functions and PostgREST) calls, each route behind the

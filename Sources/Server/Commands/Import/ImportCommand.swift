@@ -1,7 +1,9 @@
 import App
-import Data
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
+import Workers
 
 /// `market09 import influencers|posts FILE`: validated upserts with a rejects file.
 enum ImportCommand {

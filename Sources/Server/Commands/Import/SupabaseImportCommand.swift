@@ -1,6 +1,8 @@
 import App
-import Data
+import Persistence
 import Foundation
+import HTTPServer
+import Workers
 
 /// `market09 import supabase DIRECTORY`: the 09Market Supabase project's data, from its
 /// tables' CSV exports, in one transaction.

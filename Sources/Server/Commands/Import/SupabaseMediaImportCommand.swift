@@ -1,7 +1,9 @@
 import App
-import Data
+import Persistence
 import Domain
 import Foundation
+import HTTPServer
+import Workers
 
 /// `market09 import supabase-media EXPORT --storage-url URL`: the images of the old
 /// project's public bucket that imported rows show, adopted into the media library and the

@@ -1,0 +1,106 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The request path on engine threads: early refusals, the request value, the hand-off to
+/// a task, admission of a body by its head, and queueing the answer.
+extension MicroHTTPServer {
+
+    func earlyRejection(connection: OpaquePointer, exchange: Exchange) -> HTTPResponse? {
+        if state.withLock({ $0.draining }) { return Self.shuttingDown }
+        guard HTTPMethod.known.contains(exchange.method) else { return Self.methodNotImplemented }
+        var headerBytes = 0
+        ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headerBytes += name.utf8.count + value.utf8.count + 4 }
+        if headerBytes > configuration.maxHeaderBytes {
+            return .error(status: 431, code: "headers_too_large", message: "Request header fields exceed \(configuration.maxHeaderBytes) bytes.")
+        }
+        var urlBytes = exchange.path.utf8.count
+        ConnectionValues.forEach(connection, .GET_ARGUMENT_KIND) { name, value in urlBytes += name.utf8.count + value.utf8.count + 2 }
+        if urlBytes > configuration.maxURLBytes {
+            return .error(status: 414, code: "uri_too_long", message: "The request target exceeds \(configuration.maxURLBytes) bytes.")
+        }
+        if let length = ConnectionValues.header(connection, "Content-Length").flatMap(Int.init), length > Self.discardLimit(exchange.maxBodyBytes) {
+            return Self.bodyTooLarge(exchange.maxBodyBytes)
+        }
+        return nil
+    }
+
+    func makeRequest(connection: OpaquePointer, exchange: Exchange) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headers.add(name, value) }
+        var query: [String: String] = [:]
+        ConnectionValues.forEach(connection, .GET_ARGUMENT_KIND) { name, value in query[name] = value }
+        let remote = market09_client_address(connection).flatMap(ListeningSocket.describe)
+        var request = HTTPRequest(method: exchange.method, path: exchange.path, query: query, headers: headers,
+                                  body: exchange.body, requestID: exchange.requestID, remoteAddress: remote)
+        request.bodyFile = exchange.spool.map { SpooledFile(path: $0.path, bytes: $0.bytes) }
+        return request
+    }
+
+    func dispatch(_ exchange: Exchange, _ work: @escaping @Sendable () async -> HTTPResponse) {
+        deadlines.requestReceived(exchange.connection)
+        exchange.phase = .dispatched
+        exchange.body = Data()
+        state.withLock { $0.inFlight[ObjectIdentifier(exchange)] = exchange }
+        MHD_suspend_connection(exchange.connection)
+        Task(executorPreference: executor) {
+            self.finish(exchange, await work())
+        }
+    }
+
+    /// Suspends the connection while the route's admission checks the head in a task;
+    /// its verdict resumes it (see the `.admitting` phase of ``handle``).
+    func admit(_ exchange: Exchange, _ head: HTTPRequest, _ admission: @escaping Reception.Admission) {
+        exchange.phase = .admitting
+        state.withLock { $0.inFlight[ObjectIdentifier(exchange)] = exchange }
+        MHD_suspend_connection(exchange.connection)
+        Task(executorPreference: executor) {
+            // The responder's admissions map their own errors; a throw here is a refusal all the same.
+            let refusal: HTTPResponse?
+            do { refusal = try await admission(head) } catch {
+                refusal = .error(status: 500, code: "internal_error", message: "An internal error occurred.")
+            }
+            self.state.withLock { state in
+                if let refusal {
+                    _ = self.finishLocked(&state, exchange, refusal)
+                } else if !state.stopped, exchange.admit() {
+                    MHD_resume_connection(exchange.connection)
+                }
+            }
+        }
+    }
+
+    func finish(_ exchange: Exchange, _ response: HTTPResponse) {
+        state.withLock { state in _ = finishLocked(&state, exchange, response) }
+    }
+
+    /// Stores the response and resumes the connection, unless the exchange was already
+    /// answered or the engine has stopped (resuming after `MHD_stop_daemon` is fatal).
+    /// Returns whether this call answered the exchange.
+    @discardableResult
+    func finishLocked(_ state: inout State, _ exchange: Exchange, _ response: HTTPResponse) -> Bool {
+        guard !state.stopped, exchange.complete(with: response) else { return false }
+        MHD_resume_connection(exchange.connection)
+        return true
+    }
+
+    func queue(_ response: HTTPResponse, for exchange: Exchange) -> MHD_Result {
+        deadlines.requestReceived(exchange.connection)
+        exchange.phase = .answered
+        exchange.status = response.status
+        exchange.route = response.route
+        exchange.errorCode = response.errorCode
+        exchange.client = response.client ?? exchange.client
+        exchange.user = response.user
+        exchange.bytes = response.file?.length ?? response.body.count
+        guard let mhdResponse = Self.engineResponse(response) else {
+            return response.file == nil ? .NO : queue(Self.fileGone, for: exchange)
+        }
+        defer { MHD_destroy_response(mhdResponse) }
+        for (name, value) in response.headers {
+            MHD_add_response_header(mhdResponse, name, value)
+        }
+        MHD_add_response_header(mhdResponse, "X-Request-Id", exchange.requestID)
+        return MHD_queue_response(exchange.connection, UInt32(response.status), mhdResponse)
+    }
+}

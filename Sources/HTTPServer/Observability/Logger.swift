@@ -1,0 +1,161 @@
+import Foundation
+
+/// Writes one JSON object per line to standard error.
+///
+/// Lines are built in memory and written with a single `write(2)`, so lines from
+/// different threads never interleave. Writing is synchronous; the access log is written
+/// from the HTTP engine's threads, never from the cooperative pool.
+public struct Logger: Sendable {
+    /// Severity, ordered from most to least verbose.
+    public enum Level: Int, Sendable, Comparable, CaseIterable {
+        case debug, info, warning, error
+
+        /// The name used in configuration and in log lines.
+        public var name: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+
+        /// Parses `debug`, `info`, `warning` or `error`.
+        public init?(name: String) {
+            guard let level = Self.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
+            self = level
+        }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// A value of a log field.
+    public enum Value: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+        case string(String)
+        case int(Int)
+        case double(Double)
+        /// Left out of the line (a field with nothing to say, such as no user).
+        case absent
+
+        public init(stringLiteral value: String) { self = .string(value) }
+        public init(integerLiteral value: Int) { self = .int(value) }
+    }
+
+    /// Lines below this level are dropped.
+    public let minimumLevel: Level
+    /// Where lines go; `nil`: standard error, written from the line's bytes as built (no
+    /// `String` in between: two copies of every access-log line saved).
+    private let sink: (@Sendable (String) -> Void)?
+
+    /// A logger writing to standard error.
+    public init(minimumLevel: Level) {
+        self.minimumLevel = minimumLevel
+        self.sink = nil
+    }
+
+    /// A logger handing each line to `sink` (tests capture lines this way).
+    public init(minimumLevel: Level, sink: @escaping @Sendable (String) -> Void) {
+        self.minimumLevel = minimumLevel
+        self.sink = sink
+    }
+
+    /// Logs `message` with `fields` when `level` is enabled.
+    public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, Value> = [:]) {
+        guard level >= minimumLevel else { return }
+        var json = JSONWriter(capacity: 256)
+        json.object { json in
+            json.field("time", Timestamp(Date()))
+            json.field("level", level.name)
+            json.field("message", message)
+            for (key, value) in fields {
+                switch value {
+                case .string(let text): json.field(dynamic: key, text)
+                case .int(let number): json.field(dynamic: key, number)
+                case .double(let number): json.field(dynamic: key, JSONNumber(value: number))
+                case .absent: continue
+                }
+            }
+        }
+        if let sink {
+            sink(String(decoding: json.bytes, as: UTF8.self))
+        } else {
+            Self.writeLine(json.bytes)
+        }
+    }
+
+    /// Writes `bytes` and a newline to standard error with one `write(2)` (a line never
+    /// interleaves with another thread's).
+    private static func writeLine(_ bytes: [UInt8]) {
+        var bytes = bytes
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+    }
+
+    /// Logs at `info`.
+    public func info(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.info, message, fields) }
+    /// Logs at `warning`.
+    public func warning(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.warning, message, fields) }
+    /// Logs at `error`.
+    public func error(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.error, message, fields) }
+}
+
+/// A finite double as a JSON number (`null` otherwise).
+private struct JSONNumber: JSONWritable {
+    public let value: Double
+
+    public func write(to json: inout JSONWriter) {
+        if value.isFinite { json.ascii(quoted: false) { $0.append(contentsOf: String(value).utf8) } } else { json.null() }
+    }
+}
+
+/// A log line's time: `2026-12-02T07:35:00.123Z`, UTC to the millisecond, written in place
+/// through libc's `gmtime_r` (a `Date.ISO8601FormatStyle` per access-log line cost more
+/// than the rest of the line).
+struct Timestamp: JSONWritable {
+    public let date: Date
+
+    public init(_ date: Date) {
+        self.date = date
+    }
+
+    public func write(to json: inout JSONWriter) {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient - (milliseconds < 0 && milliseconds % 1000 != 0 ? 1 : 0))
+        let fraction = milliseconds - Int(seconds) * 1000
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        json.ascii { bytes in
+            func append(_ value: Int, width: Int) {
+                var divisor = 1
+                for _ in 1..<width { divisor *= 10 }
+                var rest = value
+                while divisor > 0 {
+                    bytes.append(UInt8(48 + rest / divisor % 10))
+                    rest %= divisor
+                    divisor /= 10
+                }
+            }
+            append(Int(parts.tm_year) + 1900, width: 4)
+            bytes.append(UInt8(ascii: "-"))
+            append(Int(parts.tm_mon) + 1, width: 2)
+            bytes.append(UInt8(ascii: "-"))
+            append(Int(parts.tm_mday), width: 2)
+            bytes.append(UInt8(ascii: "T"))
+            append(Int(parts.tm_hour), width: 2)
+            bytes.append(UInt8(ascii: ":"))
+            append(Int(parts.tm_min), width: 2)
+            bytes.append(UInt8(ascii: ":"))
+            append(Int(parts.tm_sec), width: 2)
+            bytes.append(UInt8(ascii: "."))
+            append(fraction, width: 3)
+            bytes.append(UInt8(ascii: "Z"))
+        }
+    }
+}

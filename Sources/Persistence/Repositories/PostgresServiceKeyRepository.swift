@@ -1,0 +1,56 @@
+import Cryptography
+import Domain
+import Foundation
+
+/// ``ServiceKeyRepository`` over `service_api_keys` (migration 0030): keys kept as the
+/// SHA-256 of their text, looked up and marked used in one statement.
+public struct PostgresServiceKeyRepository: ServiceKeyRepository {
+    private let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    private static let columns = "id, name, scope, created_at, last_used_at, revoked_at"
+
+    private static func decode(_ row: PostgresRow) throws -> ServiceKey {
+        ServiceKey(id: try row.decode(0), name: try row.decode(1), scope: ServiceScope(rawValue: try row.decode(2)) ?? .ingest,
+                   createdAt: try row.decode(3), lastUsedAt: try row.decode(4), revokedAt: try row.decode(5))
+    }
+
+    public func create(name: String, scope: ServiceScope, text: String) async throws -> ServiceKey {
+        do {
+            return try await pool.statement { connection in
+                try Self.decode(try connection.query(
+                    "INSERT INTO service_api_keys (name, scope, key_hash) VALUES ($1, $2, $3) RETURNING \(Self.columns)",
+                    [name, scope.rawValue, PostgresBytes(SHA256.digest(Data(text.utf8)))]).first!)
+            }
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            throw DomainError.conflict("api_key")
+        }
+    }
+
+    public func use(text: String, at: Date) async throws -> ServiceKey? {
+        try await pool.statement { connection in
+            try connection.query("""
+                UPDATE service_api_keys SET last_used_at = $2 WHERE key_hash = $1 AND revoked_at IS NULL RETURNING \(Self.columns)
+                """, [PostgresBytes(SHA256.digest(Data(text.utf8))), at]).first.map(Self.decode)
+        }
+    }
+
+    public func list() async throws -> [ServiceKey] {
+        try await pool.statement { connection in
+            try connection.query("SELECT \(Self.columns) FROM service_api_keys ORDER BY created_at DESC, id DESC").map(Self.decode)
+        }
+    }
+
+    public func revoke(nameOrID: String, at: Date) async throws -> ServiceKey? {
+        try await pool.statement { connection in
+            try connection.query("""
+                UPDATE service_api_keys SET revoked_at = COALESCE(revoked_at, $2)
+                WHERE id = COALESCE((SELECT id FROM service_api_keys WHERE name = $1), (SELECT id FROM service_api_keys WHERE id::text = $1))
+                RETURNING \(Self.columns)
+                """, [nameOrID, at]).first.map(Self.decode)
+        }
+    }
+}
