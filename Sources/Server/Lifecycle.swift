@@ -13,7 +13,6 @@ public protocol Service: Sendable {
 
 extension RepeatingJob: Service {}
 extension SessionRevocations: Service {}
-extension FeedMaintenance: Service {}
 extension JobLeadership: Service {}
 extension ReadReplicas: Service {}
 

@@ -44,4 +44,13 @@ import TestSupport
             }
         }
     }
+
+    /// Small files: a reader holds one in view (STYLE.md).
+    @Test func noSourceFileIsLongerThan300Lines() throws {
+        let files = FileManager.default.enumerator(at: Self.root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        for file in files where file.pathExtension == "swift" {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count
+            #expect(lines <= 300, "\(file.lastPathComponent): \(lines) lines")
+        }
+    }
 }

@@ -40,11 +40,20 @@ import TestSupport
         #expect(documented == mounted)
     }
 
-    @Test func theConfigurationPageDocumentsEveryVariable() throws {
-        let page = try String(contentsOf: TestDatabase.packageRoot.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
-        for variable in Configuration.variables {
-            #expect(page.contains("| `\(variable.name)` |"), "docs/configuration.md lacks \(variable.name)")
-        }
+    /// The tables of environment variables are generated from the one declaration that also
+    /// parses them and prints `--help`: docs/configuration.md lists every one, the README
+    /// the essentials, each exactly as ``Configuration/markdownTable(_:)`` writes it.
+    @Test func theConfigurationTablesAreTheDeclarationItself() throws {
+        let root = TestDatabase.packageRoot
+        let page = try String(contentsOf: root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        let full = Configuration.markdownTable()
+        #expect(page.contains(full), "docs/configuration.md's table differs from Configuration.variables; it should read:\n\(full)")
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let essentials = Configuration.markdownTable(Configuration.essentials.compactMap { name in Configuration.variables.first { $0.name == name } })
+        #expect(Configuration.essentials.count == 14)
+        #expect(readme.contains(essentials), "README's configuration table differs; it should read:\n\(essentials)")
+        // Every variable the help prints is in the table, and the other way round.
+        #expect(CommandLineInterface.variableTable.split(separator: "\n").count == Configuration.variables.count)
     }
 
     /// The README is a front page: short, and every page it links to exists.

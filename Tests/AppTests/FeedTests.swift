@@ -1,4 +1,5 @@
 @testable import App
+@testable import Server
 import Persistence
 import Domain
 import Foundation
@@ -98,7 +99,7 @@ import TestSupport
         try await withTestApp(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon.addingTimeInterval(8 * 3600 + 50 * 60))) { app async throws in
             let (_, token) = try await app.user(anonymous: true)
             _ = try await insertPosts(app, (0..<5).map { ("old \($0)", "pet", -86_400, 86_400) })
-            try await FeedMaintenance(feed: app.dependencies.feed, now: app.clock.source, logger: app.logs.logger).runOnce()
+            try await BackgroundJobs.prepareFeed(app.dependencies.feed, now: app.clock.source())
             let prepared = try await app.database.pool.withConnection { try $0.query("SELECT day::text FROM feed_days ORDER BY day").map { try $0.decode(0, as: String.self) } }
             #expect(prepared == ["2026-12-02", "2026-12-03"], "tomorrow is ready before it starts")
 

@@ -14,11 +14,11 @@ extension HTTPRequest {
     }
 
     /// `page` (from 1) and `limit` (1–50) of an offset-paged list. Offsets are cut at
-    /// `reach` items (``PageWindow/maxItems`` unless given): PostgreSQL reads and discards
+    /// `reach` items (``FeedPage/offsetLimit`` unless given): PostgreSQL reads and discards
     /// every row before the page, so a deep page costs in proportion to its depth
     /// (`sort=latest&page=2000&limit=50` read 100,000 rows: 0.45 s on 1 M posts). Deeper
     /// lists page with `next_cursor`.
-    func pageWindow(reach: Int = PageWindow.maxItems) throws -> PageWindow {
+    func pageWindow(reach: Int = FeedPage.offsetLimit) throws -> PageWindow {
         try PageWindow(page: try queryInteger("page", in: 1...100_000, default: 1), limit: try queryInteger("limit", in: 1...50, default: 20),
                        reach: reach)
     }
@@ -56,20 +56,18 @@ extension HTTPRequest {
 /// `page`/`limit` until it holds `total` items always gets them. (Before, a search
 /// reported a total above 1,000 while page 34 of 30 answered 400.)
 struct PageWindow {
-    /// How deep offset paging goes: the last item a page may reach.
-    static let maxItems = 10_000
     /// The page, from 1.
     let page: Int
     /// Items per page.
     let limit: Int
     /// The last item a page of this list may reach.
-    var reach = Self.maxItems
+    var reach = FeedPage.offsetLimit
 
     /// A page `page` of `limit` items of a list offset-paged to item `reach`; 400 naming
     /// `page` when it would start past it.
-    init(page: Int, limit: Int, reach: Int = Self.maxItems) throws {
+    init(page: Int, limit: Int, reach: Int = FeedPage.offsetLimit) throws {
         guard (page - 1) * limit < reach else {
-            throw APIError.invalidParameter("page", "offset pages reach item \(reach) (this page starts past it)\(reach < Self.maxItems ? " with a search or a status other than closed" : ""); narrow the filters, or follow next_cursor (sort=latest, popular or ending_soon)")
+            throw APIError.invalidParameter("page", "offset pages reach item \(reach) (this page starts past it)\(reach < FeedPage.offsetLimit ? " with a search or a status other than closed" : ""); narrow the filters, or follow next_cursor (sort=latest, popular or ending_soon)")
         }
         self.page = page
         self.limit = limit

@@ -39,38 +39,6 @@ enum ServeCommand {
         return [secret] + configuration.jwtPreviousSecrets
     }
 
-    /// Every minute, on the instance holding the job lease (and, should a paused ex-leader
-    /// wake up, still one at a time: the pass takes its advisory lock): revocation and
-    /// role-change rows older than a token lifetime (plus 2 minutes for clock skew), refresh
-    /// tokens of sessions revoked that long ago, refresh tokens spent over 30 days ago,
-    /// idempotency keys past 24 hours and rate-limit windows that have ended (DELETEs by
-    /// age, harmless twice).
-    private static func authHousekeeping(pool: PostgresPool, tokenLifetime: TimeInterval, logger: Logger, metrics: Metrics?,
-                                         leadership: JobLeadership) -> RepeatingJob {
-        let housekeeping = PostgresSessionHousekeeping(pool: pool)
-        let idempotency = PostgresIdempotencyStore(pool: pool)
-        let rateLimits = PostgresRateLimitCounters(pool: pool)
-        return RepeatingJob(name: "auth housekeeping", interval: .seconds(60), logger: logger, metrics: metrics, leadership: leadership) {
-            let now = Date()
-            let expiredKeys = try await idempotency.prune(now: now)
-            if expiredKeys > 0 { logger.info("idempotency keys pruned", ["count": .int(expiredKeys)]) }
-            _ = try await rateLimits.prune(now: now)
-            guard let report = try await housekeeping.prune(horizon: now.addingTimeInterval(-tokenLifetime - 120), spentTokenRetention: 30 * 86_400, now: now),
-                  report != PostgresSessionHousekeeping.Report() else { return }
-            logger.info("auth housekeeping", ["revocations": .int(report.revocations), "role_changes": .int(report.roleChanges),
-                                              "refresh_tokens": .int(report.refreshTokens)])
-        }
-    }
-
-    /// Every 10 minutes on the lease holder, uploads nothing has referred to for 24 hours
-    /// are removed (one at a time even so: the library's advisory lock).
-    private static func mediaPruning(_ uploads: Uploads, logger: Logger, metrics: Metrics?, leadership: JobLeadership) -> RepeatingJob {
-        RepeatingJob(name: "media pruning", interval: .seconds(600), logger: logger, metrics: metrics, leadership: leadership) {
-            let removed = try await uploads.prune()
-            if !removed.isEmpty { logger.info("unreferenced uploads removed", ["count": .int(removed.count)]) }
-        }
-    }
-
     /// The read replicas of `DATABASE_READ_URLS`, polled every 200 ms from now on; their
     /// health and lag on `/metrics`.
     private static func readReplicas(_ configuration: Configuration, primary: PostgresPool, lifecycle: Lifecycle,
@@ -219,21 +187,18 @@ enum ServeCommand {
         metrics?.addCollector { text in
             text.gauge("market09_job_leader", help: "1 while this instance holds the lease to run the background jobs.", leadership.isLeader ? 1 : 0)
         }
-        try await lifecycle.start("feed maintenance", FeedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger, metrics: metrics,
-                                                                      leadership: leadership))
-        try await lifecycle.start("auth housekeeping", authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime),
+        try await lifecycle.start("feed maintenance", BackgroundJobs.feedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger,
+                                                                                     metrics: metrics, leadership: leadership))
+        try await lifecycle.start("auth housekeeping", BackgroundJobs.authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime),
                                                                         logger: logger, metrics: metrics, leadership: leadership))
         if let url = configuration.profileLookupURL {
             let verification = InfluencerVerification(requests: dependencies.influencerRequests,
                                                       lookup: HTTPProfileLookup(url: url, token: configuration.profileLookupToken),
                                                       rules: configuration.verificationRules, now: dependencies.now)
-            try await lifecycle.start("influencer verification", RepeatingJob(name: "influencer verification", interval: .seconds(5),
-                                                                             logger: logger, metrics: metrics, leadership: leadership) {
-                let decided = try await verification.runOnce()
-                if decided > 0 { logger.info("influencer requests decided", ["count": .int(decided)]) }
-            })
+            try await lifecycle.start("influencer verification", BackgroundJobs.influencerVerification(verification, logger: logger, metrics: metrics,
+                                                                                                   leadership: leadership))
         }
-        try await lifecycle.start("media pruning", mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
+        try await lifecycle.start("media pruning", BackgroundJobs.mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
                                                                metrics: metrics, leadership: leadership))
         let responder = Application.makeResponder(
             dependencies: dependencies, auth: auth,

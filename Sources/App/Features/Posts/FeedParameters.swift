@@ -33,7 +33,7 @@ enum FeedParameters {
             query.cursor = value
         }
         if query.hashtag != nil { try hashtagAlone(query) }
-        let window = try request.pageWindow(reach: offsetReach(query))
+        let window = try request.pageWindow(reach: query.offsetReach)
         query.page = window.page
         query.limit = window.limit
         return query
@@ -72,16 +72,6 @@ enum FeedParameters {
             guard start <= end else { throw APIError.invalidParameter("date_to", "date_to must not be before date_from") }
             return start...end
         }
-    }
-
-    /// The last item an offset page may reach: as far as the total is exact. A search, an
-    /// influencer or a status other than closed is counted (exact up to
-    /// FeedPage.exactTotalLimit): past that a page costs more than an answer should (item
-    /// 2,000 of a search: 382 ms, item 8,000 of `status=ongoing`: 119 ms on 1 M posts), and
-    /// next_cursor goes on from there. Totals from counters page to PageWindow.maxItems.
-    static func offsetReach(_ query: FeedQuery) -> Int {
-        let counted = query.search != nil || query.influencer != nil || query.status.map { $0 != .closed } == true
-        return counted ? FeedPage.exactTotalLimit : PageWindow.maxItems
     }
 
     /// `sort:key:id` in base64url.

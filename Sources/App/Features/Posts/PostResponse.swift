@@ -96,7 +96,7 @@ extension PageResponse<PostResponse> {
     init(_ page: FeedPage, query: FeedQuery, now: Date) {
         let posts = page.items.map { PostResponse(post: $0, now: now) }
         guard query.cursor == nil, page.nextCursor == nil || query.sort == .default,
-              let window = try? PageWindow(page: query.page, limit: query.limit, reach: FeedParameters.offsetReach(query)) else {
+              let window = try? PageWindow(page: query.page, limit: query.limit, reach: query.offsetReach) else {
             self.init(data: posts, total: page.total, page: query.page, limit: query.limit, hasNext: page.nextCursor != nil,
                       nextCursor: page.nextCursor.map(FeedParameters.encode), totalIsExact: page.totalIsExact)
             return

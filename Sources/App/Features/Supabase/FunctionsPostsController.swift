@@ -57,7 +57,7 @@ struct FunctionsPostsController: Sendable {
 
     /// `page` from 1 and `limit` 1–50 as the function reads them: unparsable means the
     /// default, out of range is clamped.
-    static func window(_ request: HTTPRequest, reach: Int = PageWindow.maxItems) throws -> PageWindow {
+    static func window(_ request: HTTPRequest, reach: Int = FeedPage.offsetLimit) throws -> PageWindow {
         let page = max(1, request.query["page"].flatMap { Int($0) } ?? 1)
         let limit = min(50, max(1, request.query["limit"].flatMap { Int($0) } ?? 20))
         return try PageWindow(page: page, limit: limit, reach: reach)
@@ -78,7 +78,7 @@ struct FunctionsPostsController: Sendable {
 
     private func list(_ request: HTTPRequest, query: FeedQuery, viewer: Principal) async throws -> HTTPResponse {
         var query = query
-        let window = try Self.window(request, reach: FeedParameters.offsetReach(query))
+        let window = try Self.window(request, reach: query.offsetReach)
         query.page = window.page
         query.limit = window.limit
         let found = try await feed.page(query, viewer: viewer)
