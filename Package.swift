@@ -47,15 +47,28 @@ let package = Package(
         // storage, refresh with single flight, and the app's launch-time auth check.
         .target(name: "Market09Client", swiftSettings: swiftSettings),
 
-        // Fixtures, in-memory repositories, throwaway PostgreSQL databases, a raw HTTP client.
-        .target(name: "TestSupport", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server"], swiftSettings: swiftSettings),
+        // In-memory ports and a settable clock for Domain's unit tests: no I/O.
+        .target(name: "Fakes", dependencies: ["Domain"], swiftSettings: swiftSettings),
+        // Throwaway PostgreSQL databases, the application in-process, a raw HTTP client,
+        // captured logs.
+        .target(name: "TestSupport", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server", "Fakes"],
+                swiftSettings: swiftSettings),
+        // Processes: the built market09, PgBouncer, throwaway clusters, external commands.
+        .target(name: "ProcessSupport", dependencies: ["Persistence", "Workers", "TestSupport"], swiftSettings: swiftSettings),
 
-        .testTarget(name: "DomainTests", dependencies: ["Domain", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "PersistenceTests", dependencies: ["Workers", "Cryptography", "Persistence", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "AppTests", dependencies: ["Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server", "TestSupport", "CZlib"], swiftSettings: swiftSettings),
+        // Test targets by what they need, run by scripts/test in this order: nothing (Domain
+        // against in-memory ports; the transport's router), then one PostgreSQL (the
+        // database-backed tests), then processes and topologies.
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Fakes"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
+        .testTarget(name: "PersistenceTests", dependencies: ["Workers", "Cryptography", "Persistence", "TestSupport", "Fakes"], swiftSettings: swiftSettings),
+        .testTarget(name: "AppTests", dependencies: ["Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server", "TestSupport", "Fakes", "CZlib"],
+                    swiftSettings: swiftSettings),
         // The 09Market app's own response types, declared apart from the server's code,
         // decoding every answer of the Supabase-compatible surface.
         .testTarget(name: "AppDecodingTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "HTTPServer", "App", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProcessTests", dependencies: ["Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server", "TestSupport",
+                                                         "ProcessSupport", "Fakes"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,5 +1,6 @@
 import App
 import Cryptography
+import Fakes
 import HTTPServer
 import Server
 import Persistence
@@ -251,3 +252,6 @@ public func withTestApp(
         throw error
     }
 }
+
+/// Auth settings signing with ``TestApp/secret``, for responders built by hand.
+public let testAuth = AuthSettings(signingKeys: [AuthSettings.key(secret: TestApp.secret)])

@@ -1,3 +1,4 @@
+import Fakes
 import Foundation
 import Testing
 import TestSupport

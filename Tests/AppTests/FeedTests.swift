@@ -1,5 +1,6 @@
 @testable import App
 @testable import Server
+import Fakes
 import Persistence
 import Domain
 import Foundation

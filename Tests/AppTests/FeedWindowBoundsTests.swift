@@ -1,4 +1,5 @@
 @testable import App
+import Fakes
 import Persistence
 import Domain
 import Foundation

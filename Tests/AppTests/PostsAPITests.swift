@@ -1,4 +1,5 @@
 import App
+import Fakes
 import Foundation
 import HTTPServer
 import Testing

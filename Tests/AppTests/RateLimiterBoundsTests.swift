@@ -1,5 +1,6 @@
 @testable import App
 import Domain
+import Fakes
 import Foundation
 import HTTPServer
 import Testing

@@ -1,4 +1,5 @@
 @testable import App
+import Fakes
 import Persistence
 import Domain
 import Foundation
@@ -134,7 +135,6 @@ struct AlwaysReady: ReadinessProbe {
 }
 
 /// Auth settings for tests that do not sign anybody in.
-let testAuth = AuthSettings(signingKeys: [AuthSettings.key(secret: TestApp.secret)])
 
 /// A pool that is never used: connections open lazily, so nothing connects.
 let unusedPool = PostgresPool(.init(url: "postgresql://unused@127.0.0.1:1/unused", size: 1))

@@ -122,16 +122,16 @@ import TestSupport
             #expect(tooLong.status == 400, "\(tooLong.text)")
 
             func upload(_ file: Data) async -> TestResponse {
-                let body = UploadTests.multipart([("file", "photo.jpg", "image/jpeg", file)])
+                let body = ImageFixtures.multipart([("file", "photo.jpg", "image/jpeg", file)])
                 let request = HTTPRequest(method: "POST", path: "/functions/v1/upload", query: [:], headers: HTTPHeaders([
                     ("Authorization", "Bearer \(token)"), ("apikey", TestApp.anonKey), ("Content-Type", "multipart/form-data; boundary=b0undary-Xy"),
                 ]), body: body, remoteAddress: "203.0.113.7")
                 return TestResponse(response: await app.responder.respond(to: request))
             }
-            let stored = await upload(UploadTests.png(width: 10, height: 10))
+            let stored = await upload(ImageFixtures.png(width: 10, height: 10))
             #expect(stored.status == 200 && Set(stored.json.keys) == ["url"])
             #expect((stored.json["url"] as? String)?.contains("/media/") == true)
-            let zip = await upload(UploadTests.zipArchive)
+            let zip = await upload(ImageFixtures.zipArchive)
             #expect(zip.status == 400 && zip.errorCode == "invalid_file_type")
         }
     }

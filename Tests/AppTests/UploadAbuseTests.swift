@@ -13,7 +13,7 @@ import Workers
 
     /// `count` different PNG files of `bytes` each.
     private static func images(_ count: Int, bytes: Int) -> [Data] {
-        (0..<count).map { UploadTests.png(width: $0 + 1, height: 1, filler: bytes - 33) }
+        (0..<count).map { ImageFixtures.png(width: $0 + 1, height: 1, filler: bytes - 33) }
     }
 
     private func upload(_ image: Data, port: Int, token: String?, path: String = "/v1/uploads",
@@ -21,7 +21,7 @@ import Workers
         var headers = [("Content-Type", Self.boundary)] + extra
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         return try await RawHTTPClient.request("POST", path, port: port, headers: headers,
-                                               body: UploadTests.multipart([("file", "a.png", nil, image)]))
+                                               body: ImageFixtures.multipart([("file", "a.png", nil, image)]))
     }
 
     /// Before: with no token, 6 MiB were sent and a 6 MiB file appeared in
@@ -125,7 +125,7 @@ import Workers
         try await withTestApp { app async throws in
             let (_, token) = try await app.user()
             try await app.serving { port in
-                let stored = try await upload(UploadTests.png(width: 9, height: 9), port: port, token: token)
+                let stored = try await upload(ImageFixtures.png(width: 9, height: 9), port: port, token: token)
                 let url = try #require(try stored.jsonObject()["url"] as? String)
                 let workers = app.dependencies.fileWorkers
                 let held = Gate()

@@ -5,42 +5,6 @@ import TestSupport
 /// `POST /v1/uploads` and `GET /media/{name}` through the real engine (bodies spooled to
 /// disk), against PostgreSQL.
 @Suite struct UploadTests {
-    /// A PNG's signature and IHDR (what the sniffer and the size reader look at), then filler.
-    static func png(width: Int, height: Int, filler: Int = 100) -> Data {
-        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
-        for value in [width, height] { bytes += [24, 16, 8, 0].map { UInt8((value >> $0) & 0xFF) } }
-        bytes += [8, 6, 0, 0, 0] + [UInt8](repeating: 0x42, count: filler)
-        return Data(bytes)
-    }
-
-    /// A JPEG with an APP0 segment, then a baseline SOF0 of `width` × `height`.
-    static func jpeg(width: Int, height: Int) -> Data {
-        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
-        bytes += [0xFF, 0xC0, 0x00, 0x11, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
-        bytes += [UInt8](repeating: 0x11, count: 200) + [0xFF, 0xD9]
-        return Data(bytes)
-    }
-
-    static let heic = Data([0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8) + [UInt8](repeating: 7, count: 64))
-    static let webp = Data(Array("RIFF".utf8) + [0x40, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0, 0, 0, 0]
-        + [0x3F, 0x01, 0x00, 0xEF, 0x00, 0x00] + [UInt8](repeating: 0, count: 40))
-    static let zipArchive = Data([0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 0, count: 60))
-
-    /// A multipart body: `parts` as (name, filename, content type, bytes).
-    static func multipart(_ parts: [(String, String?, String?, Data)], boundary: String = "b0undary-Xy", preamble: String = "",
-                          close: Bool = true) -> Data {
-        var body = Data(preamble.utf8)
-        for (name, filename, type, content) in parts {
-            var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\""
-            if let filename { head += "; filename=\"\(filename)\"" }
-            head += "\r\n"
-            if let type { head += "Content-Type: \(type)\r\n" }
-            body += Data((head + "\r\n").utf8) + content + Data("\r\n".utf8)
-        }
-        if close { body += Data("--\(boundary)--\r\nepilogue".utf8) }
-        return body
-    }
-
     private func upload(_ body: Data, port: Int, token: String, contentType: String = "multipart/form-data; boundary=b0undary-Xy")
         async throws -> (status: Int, json: [String: Any]) {
         let response = try await RawHTTPClient.request("POST", "/v1/uploads", port: port,
@@ -53,9 +17,9 @@ import TestSupport
         try await withTestApp { app async throws in
             let (_, token) = try await app.user()
             try await app.serving { port in
-                let image = Self.png(width: 640, height: 480)
+                let image = ImageFixtures.png(width: 640, height: 480)
                 // Declared as a JPEG: the bytes decide.
-                let first = try await upload(Self.multipart([("caption", nil, nil, Data("hi".utf8)), ("file", "a.jpg", "image/jpeg", image)]),
+                let first = try await upload(ImageFixtures.multipart([("caption", nil, nil, Data("hi".utf8)), ("file", "a.jpg", "image/jpeg", image)]),
                                              port: port, token: token)
                 #expect(first.status == 201, "\(first.json)")
                 #expect(first.json["content_type"] as? String == "image/png")
@@ -65,7 +29,7 @@ import TestSupport
                 let path = String(url.dropFirst("http://127.0.0.1".count))
 
                 // Same bytes, quoted boundary, a preamble: the same name, still one file.
-                let again = try await upload(Self.multipart([("file", nil, nil, image)], boundary: "quoted b", preamble: "ignored\r\n"),
+                let again = try await upload(ImageFixtures.multipart([("file", nil, nil, image)], boundary: "quoted b", preamble: "ignored\r\n"),
                                              port: port, token: token, contentType: "multipart/form-data; charset=utf-8; boundary=\"quoted b\"")
                 #expect(again.json["url"] as? String == url)
                 let stored = try FileManager.default.contentsOfDirectory(atPath: app.dependencies.mediaSettings.directory).filter { $0 != "incoming" }
@@ -94,11 +58,11 @@ import TestSupport
         try await withTestApp { app async throws in
             let (_, token) = try await app.user()
             try await app.serving { port in
-                let jpeg = try await upload(Self.multipart([("file", "x.png", "image/png", Self.jpeg(width: 1080, height: 1350))]), port: port, token: token)
+                let jpeg = try await upload(ImageFixtures.multipart([("file", "x.png", "image/png", ImageFixtures.jpeg(width: 1080, height: 1350))]), port: port, token: token)
                 #expect(jpeg.json["content_type"] as? String == "image/jpeg" && jpeg.json["width"] as? Int == 1080 && jpeg.json["height"] as? Int == 1350)
-                let heic = try await upload(Self.multipart([("file", "x.heic", nil, Self.heic)]), port: port, token: token)
+                let heic = try await upload(ImageFixtures.multipart([("file", "x.heic", nil, ImageFixtures.heic)]), port: port, token: token)
                 #expect(heic.json["content_type"] as? String == "image/heic" && heic.json["width"] == nil)
-                let webp = try await upload(Self.multipart([("file", "x.webp", nil, Self.webp)]), port: port, token: token)
+                let webp = try await upload(ImageFixtures.multipart([("file", "x.webp", nil, ImageFixtures.webp)]), port: port, token: token)
                 #expect(webp.json["content_type"] as? String == "image/webp" && webp.json["width"] as? Int == 320 && webp.json["height"] as? Int == 240)
             }
         }
@@ -109,15 +73,15 @@ import TestSupport
             let (_, token) = try await app.user()
             let (_, anonymous) = try await app.user(anonymous: true)
             try await app.serving { port in
-                let image = Self.png(width: 1, height: 1)
+                let image = ImageFixtures.png(width: 1, height: 1)
                 let cases: [(Data, String, Int, String)] = [
-                    (Self.multipart([("file", "a.jpg", "image/jpeg", Self.zipArchive)]), "multipart/form-data; boundary=b0undary-Xy", 415, "unsupported_media_type"),
-                    (Self.multipart([("file", nil, nil, image)]), "multipart/form-data", 400, "invalid_multipart"),
-                    (Self.multipart([("file", nil, nil, image)]), "application/json", 415, "unsupported_media_type"),
-                    (Self.multipart([("file", nil, nil, image)], close: false), "multipart/form-data; boundary=b0undary-Xy", 400, "invalid_multipart"),
-                    (Self.multipart([("file", nil, nil, image)]).prefix(60), "multipart/form-data; boundary=b0undary-Xy", 400, "invalid_multipart"),
-                    (Self.multipart([("photo", "a.png", nil, image)]), "multipart/form-data; boundary=b0undary-Xy", 400, "missing_file"),
-                    (Self.multipart([("file", "a.png", nil, Data())]), "multipart/form-data; boundary=b0undary-Xy", 400, "missing_file"),
+                    (ImageFixtures.multipart([("file", "a.jpg", "image/jpeg", ImageFixtures.zipArchive)]), "multipart/form-data; boundary=b0undary-Xy", 415, "unsupported_media_type"),
+                    (ImageFixtures.multipart([("file", nil, nil, image)]), "multipart/form-data", 400, "invalid_multipart"),
+                    (ImageFixtures.multipart([("file", nil, nil, image)]), "application/json", 415, "unsupported_media_type"),
+                    (ImageFixtures.multipart([("file", nil, nil, image)], close: false), "multipart/form-data; boundary=b0undary-Xy", 400, "invalid_multipart"),
+                    (ImageFixtures.multipart([("file", nil, nil, image)]).prefix(60), "multipart/form-data; boundary=b0undary-Xy", 400, "invalid_multipart"),
+                    (ImageFixtures.multipart([("photo", "a.png", nil, image)]), "multipart/form-data; boundary=b0undary-Xy", 400, "missing_file"),
+                    (ImageFixtures.multipart([("file", "a.png", nil, Data())]), "multipart/form-data; boundary=b0undary-Xy", 400, "missing_file"),
                     (Data("--b0undary-Xy\r\nContent-Type: image/png\r\n\r\nxx\r\n--b0undary-Xy--".utf8), "multipart/form-data; boundary=b0undary-Xy", 400,
                      "invalid_multipart"),
                 ]
@@ -126,13 +90,13 @@ import TestSupport
                     #expect(answer.status == status && answer.json["error"] as? String == code, "case \(index): \(answer)")
                 }
                 let limit = app.dependencies.mediaSettings.maxUploadBytes
-                let tooLarge = try await upload(Self.multipart([("file", "big.png", nil, Self.png(width: 1, height: 1, filler: limit - 28))]),
+                let tooLarge = try await upload(ImageFixtures.multipart([("file", "big.png", nil, ImageFixtures.png(width: 1, height: 1, filler: limit - 28))]),
                                                 port: port, token: token)
                 #expect(tooLarge.status == 413 && tooLarge.json["error"] as? String == "file_too_large", "\(tooLarge)")
-                let atLimit = try await upload(Self.multipart([("file", "big.png", nil, Self.png(width: 1, height: 1, filler: limit - 29))]),
+                let atLimit = try await upload(ImageFixtures.multipart([("file", "big.png", nil, ImageFixtures.png(width: 1, height: 1, filler: limit - 29))]),
                                                port: port, token: token)
                 #expect(atLimit.status == 201 && atLimit.json["bytes"] as? Int == limit, "\(atLimit)")
-                let login = try await upload(Self.multipart([("file", nil, nil, image)]), port: port, token: anonymous)
+                let login = try await upload(ImageFixtures.multipart([("file", nil, nil, image)]), port: port, token: anonymous)
                 #expect(login.status == 403 && login.json["error"] as? String == "login_required")
                 // Nothing half-written stays behind.
                 let incoming = try FileManager.default.contentsOfDirectory(atPath: app.dependencies.mediaSettings.directory + "/incoming")
@@ -146,10 +110,10 @@ import TestSupport
             let (_, token) = try await app.user()
             let influencer = try await app.influencer("media.kim")
             try await app.serving { port in
-                let kept = try await upload(Self.multipart([("file", nil, nil, Self.png(width: 2, height: 2))]), port: port, token: token)
-                let profile = try await upload(Self.multipart([("file", nil, nil, Self.png(width: 3, height: 3))]), port: port, token: token)
-                let dropped = try await upload(Self.multipart([("file", nil, nil, Self.png(width: 4, height: 4))]), port: port, token: token)
-                let fresh = try await upload(Self.multipart([("file", nil, nil, Self.png(width: 5, height: 5))]), port: port, token: token)
+                let kept = try await upload(ImageFixtures.multipart([("file", nil, nil, ImageFixtures.png(width: 2, height: 2))]), port: port, token: token)
+                let profile = try await upload(ImageFixtures.multipart([("file", nil, nil, ImageFixtures.png(width: 3, height: 3))]), port: port, token: token)
+                let dropped = try await upload(ImageFixtures.multipart([("file", nil, nil, ImageFixtures.png(width: 4, height: 4))]), port: port, token: token)
+                let fresh = try await upload(ImageFixtures.multipart([("file", nil, nil, ImageFixtures.png(width: 5, height: 5))]), port: port, token: token)
                 let urls = try [kept, profile, dropped, fresh].map { try #require($0.json["url"] as? String) }
                 let post = try await app.post(influencer: influencer, name: "with image", start: "2026-12-01T00:00:00Z", end: "2026-12-02T00:00:00Z")
                 try await app.database.pool.withConnection { connection in

@@ -1,8 +1,8 @@
 import Domain
+import Fakes
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
 
 /// The sign-in rules with in-memory fakes: which storage each use case touches, with
 /// which arguments, and what it answers.

@@ -1,6 +1,6 @@
 import Domain
+import Fakes
 import Testing
-import TestSupport
 
 @Suite struct ListCategoriesTests {
     @Test func returnsTheRepositoryCategoriesInOrder() async throws {

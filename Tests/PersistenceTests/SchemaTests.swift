@@ -1,4 +1,5 @@
 import Persistence
+import Fakes
 import Foundation
 import Testing
 import TestSupport

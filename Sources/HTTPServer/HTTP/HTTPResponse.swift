@@ -32,7 +32,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A JSON response with `value` as its body.
-    public static func json(_ value: some JSONWritable, status: Int = 200) -> HTTPResponse {
+    @inlinable public static func json(_ value: some JSONWritable, status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", jsonContentType)]), body: JSONWriter.encode(value))
     }
 

@@ -69,11 +69,3 @@ struct PostsController: Sendable {
         ]
     }
 }
-
-extension Optional {
-    /// `map` with an async transform.
-    public func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
-    }
-}

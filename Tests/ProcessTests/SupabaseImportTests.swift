@@ -1,6 +1,7 @@
 @testable import Server
 import Persistence
 import Foundation
+import ProcessSupport
 import Testing
 import TestSupport
 

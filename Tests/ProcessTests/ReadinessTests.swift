@@ -2,6 +2,7 @@
 import Persistence
 import Foundation
 import HTTPServer
+import ProcessSupport
 import Testing
 import TestSupport
 

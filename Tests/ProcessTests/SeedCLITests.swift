@@ -1,5 +1,7 @@
+import Fakes
 import Persistence
 import Foundation
+import ProcessSupport
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 import Persistence
 import Foundation
+import ProcessSupport
 import Testing
 import TestSupport
 

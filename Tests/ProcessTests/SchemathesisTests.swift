@@ -2,6 +2,7 @@ import Cryptography
 import Persistence
 import Domain
 import Foundation
+import ProcessSupport
 import Testing
 import TestSupport
 

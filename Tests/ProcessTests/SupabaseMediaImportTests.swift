@@ -3,6 +3,7 @@ import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import ProcessSupport
 import Testing
 import TestSupport
 

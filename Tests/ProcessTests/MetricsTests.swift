@@ -1,6 +1,7 @@
 import App
 import Foundation
 import HTTPServer
+import ProcessSupport
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Persistence
 import Foundation
 import Workers
+import TestSupport
 
 /// The built `market09` executable run as a child process, as an operator would run it.
 public final class Market09Process: Sendable {

@@ -1,5 +1,4 @@
-@testable import App
-import HTTPServer
+@testable import HTTPServer
 import Testing
 
 @Suite struct RouterTests {

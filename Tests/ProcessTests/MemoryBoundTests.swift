@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 import Testing
 import TestSupport
 
@@ -59,7 +60,7 @@ import TestSupport
                                                      body: try JSONSerialization.data(withJSONObject: ["email": "up@example.com", "password": "upload-password"]))
         let token = try #require(try signUp.jsonObject()["access_token"] as? String)
         func upload(_ seed: UInt8) async throws -> Int {
-            let body = UploadTests.multipart([("file", "big.png", "image/png", UploadTests.png(width: 9, height: 9, filler: (10 << 20) - 64) + Data([seed]))])
+            let body = ImageFixtures.multipart([("file", "big.png", "image/png", ImageFixtures.png(width: 9, height: 9, filler: (10 << 20) - 64) + Data([seed]))])
             return try await RawHTTPClient.request("POST", "/v1/uploads", port: port, headers: [
                 ("Authorization", "Bearer \(token)"), ("Content-Type", "multipart/form-data; boundary=b0undary-Xy"),
             ], body: body).status

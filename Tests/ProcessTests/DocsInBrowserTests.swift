@@ -1,6 +1,7 @@
 @testable import App
 import Foundation
 import HTTPServer
+import ProcessSupport
 import Testing
 import TestSupport
 

@@ -4,6 +4,7 @@ import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import ProcessSupport
 import Synchronization
 import Testing
 import TestSupport

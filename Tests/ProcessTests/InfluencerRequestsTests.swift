@@ -1,8 +1,10 @@
 import App
+import Fakes
 import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import ProcessSupport
 import Synchronization
 import Testing
 import TestSupport
