@@ -19,18 +19,18 @@ public struct PostgresIdempotencyStore: IdempotencyStore {
         // The request as bytes: method, path and body, hashed by PostgreSQL (32 bytes stored).
         let fingerprint = PostgresBytes(Array("\(request.method) \(request.path)\n".utf8) + Array(request.body))
         return try await pool.transaction { connection in
-            try connection.execute("""
-                DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2
-                  AND (created_at < $3 OR (status IS NULL AND created_at < $4))
-                """, [user.rawValue, key, now.addingTimeInterval(-Self.lifetime), now.addingTimeInterval(-Self.abandonedAfter)])
-            let claimed = try connection.execute("""
-                INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES ($1, $2, sha256($3::bytea), $4)
+            try connection.execute(sql: """
+                DELETE FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)
+                  AND (created_at < \(now.addingTimeInterval(-Self.lifetime)) OR (status IS NULL AND created_at < \(now.addingTimeInterval(-Self.abandonedAfter))))
+                """)
+            let claimed = try connection.execute(sql: """
+                INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(user.rawValue), \(key), sha256(\(fingerprint)::bytea), \(now))
                 ON CONFLICT (user_id, key) DO NOTHING
-                """, [user.rawValue, key, fingerprint, now])
+                """)
             if claimed == 1 { return .claimed }
-            guard let row = try connection.query("""
-                SELECT request_hash = sha256($3::bytea), status, response_body FROM idempotency_keys WHERE user_id = $1 AND key = $2
-                """, [user.rawValue, key, fingerprint]).first else { return .inProgress }
+            guard let row = try connection.query(sql: """
+                SELECT request_hash = sha256(\(fingerprint)::bytea), status, response_body FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)
+                """).first else { return .inProgress }
             guard try row.decode(0, as: Bool.self) else { return .mismatch }
             guard let status = try row.decode(1, as: Int?.self) else { return .inProgress }
             return .replay(StoredAnswer(status: status, body: Data((try row.decode(2, as: String?.self) ?? "").utf8)))
@@ -39,8 +39,10 @@ public struct PostgresIdempotencyStore: IdempotencyStore {
 
     public func record(user: UserID, key: String, answer: StoredAnswer) async throws {
         try await pool.statement { connection in
-            try connection.execute("UPDATE idempotency_keys SET status = $3, response_body = $4 WHERE user_id = $1 AND key = $2",
-                                   [user.rawValue, key, answer.status, String(decoding: answer.body, as: UTF8.self)])
+            try connection.execute(sql: """
+                UPDATE idempotency_keys SET status = \(answer.status), response_body = \(String(decoding: answer.body, as: UTF8.self))
+                WHERE user_id = \(user.rawValue) AND key = \(key)
+                """)
         }
     }
 

@@ -27,15 +27,16 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     public func create(_ post: NewPost, submittedBy: UserID, now: Date) async throws -> Post {
         try await Self.mappingPostErrors {
             try await pool.transaction { connection in
-                guard let row = try connection.query("""
+                guard let row = try connection.query(sql: """
                     INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url,
                                        group_buying_start, group_buying_end, submitted_by, posted_at, post_url, caption, hashtags, post_type)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, string_to_array($13, ' '), $14)
+                    VALUES (\(post.influencerID.rawValue), \(post.productName), \(post.price), \(post.category.rawValue), \(post.displayURL),
+                            \(post.groupBuyingURL), \(post.groupBuyingStart), \(post.groupBuyingEnd), \(submittedBy.rawValue), \(now),
+                            \(post.details.postURL), \(post.details.caption), string_to_array(\(Self.tagText(post.details.hashtags)), ' '),
+                            \(post.details.postType))
                     ON CONFLICT ON CONSTRAINT posts_dedup_key DO NOTHING
                     RETURNING id
-                    """, [post.influencerID.rawValue, post.productName, post.price, post.category.rawValue, post.displayURL,
-                          post.groupBuyingURL, post.groupBuyingStart, post.groupBuyingEnd, submittedBy.rawValue, now,
-                          post.details.postURL, post.details.caption, Self.tagText(post.details.hashtags), post.details.postType]).first
+                    """).first
                 else { throw DomainError.conflict("post") }
                 return try PostRows.find(PostID(rawValue: try row.decode(0)), viewer: submittedBy, connection)!
             }
@@ -48,17 +49,18 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
                 let (start, end, postedAt) = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
                 try PostRules.window(start: changes.groupBuyingStart ?? start, end: changes.groupBuyingEnd ?? end)
                 if let newStart = changes.groupBuyingStart { try PostRules.lead(start: newStart, postedAt: postedAt) }
-                try connection.execute("""
-                    UPDATE posts SET product_name = COALESCE($2, product_name), price = COALESCE($3, price),
-                        category_id = COALESCE($4, category_id), group_buying_start = COALESCE($5, group_buying_start),
-                        group_buying_end = COALESCE($6, group_buying_end), display_url = COALESCE($7, display_url),
-                        group_buying_url = COALESCE($8, group_buying_url), post_url = COALESCE($9, post_url),
-                        caption = COALESCE($10, caption), hashtags = COALESCE(string_to_array($11, ' '), hashtags),
-                        post_type = COALESCE($12, post_type)
-                    WHERE id = $1
-                    """, [id.rawValue, changes.productName, changes.price, changes.category?.rawValue, changes.groupBuyingStart,
-                          changes.groupBuyingEnd, changes.displayURL, changes.groupBuyingURL, changes.postURL, changes.caption,
-                          changes.hashtags.map(Self.tagText), changes.postType])
+                try connection.execute(sql: """
+                    UPDATE posts SET product_name = COALESCE(\(changes.productName), product_name), price = COALESCE(\(changes.price), price),
+                        category_id = COALESCE(\(changes.category?.rawValue), category_id),
+                        group_buying_start = COALESCE(\(changes.groupBuyingStart), group_buying_start),
+                        group_buying_end = COALESCE(\(changes.groupBuyingEnd), group_buying_end),
+                        display_url = COALESCE(\(changes.displayURL), display_url),
+                        group_buying_url = COALESCE(\(changes.groupBuyingURL), group_buying_url), post_url = COALESCE(\(changes.postURL), post_url),
+                        caption = COALESCE(\(changes.caption), caption),
+                        hashtags = COALESCE(string_to_array(\(changes.hashtags.map(Self.tagText)), ' '), hashtags),
+                        post_type = COALESCE(\(changes.postType), post_type)
+                    WHERE id = \(id.rawValue)
+                    """)
                 return try PostRows.find(id, viewer: requester, connection)!
             }
         }

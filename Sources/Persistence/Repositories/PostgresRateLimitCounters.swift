@@ -15,13 +15,13 @@ public struct PostgresRateLimitCounters: RateLimitCounters {
         guard amount <= limit else { return max(1, Int(window.rounded(.up))) }
         return try await pool.statement { connection in
             // A live window without room for `amount`: the WHERE refuses the update, no row.
-            let counted = try connection.execute("""
-                INSERT INTO rate_limit_windows AS w (key, ends_at, count) VALUES ($1, $2::timestamptz + $3 * interval '1 second', $5)
+            let counted = try connection.execute(sql: """
+                INSERT INTO rate_limit_windows AS w (key, ends_at, count) VALUES (\(key), \(now)::timestamptz + \(window) * interval '1 second', \(amount))
                 ON CONFLICT (key) DO UPDATE
-                  SET ends_at = CASE WHEN w.ends_at <= $2 THEN EXCLUDED.ends_at ELSE w.ends_at END,
-                      count = CASE WHEN w.ends_at <= $2 THEN $5 ELSE w.count + $5 END
-                  WHERE w.ends_at <= $2 OR w.count + $5 <= $4
-                """, [key, now, window, limit, amount])
+                  SET ends_at = CASE WHEN w.ends_at <= \(now) THEN EXCLUDED.ends_at ELSE w.ends_at END,
+                      count = CASE WHEN w.ends_at <= \(now) THEN \(amount) ELSE w.count + \(amount) END
+                  WHERE w.ends_at <= \(now) OR w.count + \(amount) <= \(limit)
+                """)
             if counted == 1 { return nil }
             let left = try connection.query("SELECT extract(epoch FROM ends_at - $2::timestamptz)::float8 FROM rate_limit_windows WHERE key = $1",
                                             [key, now]).first?.decode(0, as: Double.self)

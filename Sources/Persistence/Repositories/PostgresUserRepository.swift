@@ -19,9 +19,10 @@ public struct PostgresUserRepository: UserRepository {
     public func createPermanent(id: UserID, identity: NewIdentity, nickname: String?, now: Date) async throws -> User {
         try await Self.mappingIdentityConflicts(identity) {
             try await pool.transaction { connection in
-                try connection.execute(
-                    "INSERT INTO users (id, is_anonymous, nickname, profile_url, created_at, updated_at) VALUES ($1, false, $2, $3, $4, $4)",
-                    [id.rawValue, nickname ?? identity.profile.nickname, identity.profile.picture, now])
+                try connection.execute(sql: """
+                    INSERT INTO users (id, is_anonymous, nickname, profile_url, created_at, updated_at)
+                    VALUES (\(id.rawValue), false, \(nickname ?? identity.profile.nickname), \(identity.profile.picture), \(now), \(now))
+                    """)
                 try Self.insert(identity, for: id, now: now, connection)
                 return try Self.load(id, connection)
             }
@@ -47,10 +48,11 @@ public struct PostgresUserRepository: UserRepository {
                 }
                 guard try row.decode(0, as: Bool.self) else { throw AuthError.alreadyPermanent }
                 try Self.insert(identity, for: id, now: now, connection)
-                try connection.execute("""
-                    UPDATE users SET is_anonymous = false, nickname = COALESCE(nickname, $3), profile_url = COALESCE(profile_url, $4), updated_at = $2
-                    WHERE id = $1
-                    """, [id.rawValue, now, identity.profile.nickname, identity.profile.picture])
+                try connection.execute(sql: """
+                    UPDATE users SET is_anonymous = false, nickname = COALESCE(nickname, \(identity.profile.nickname)),
+                                     profile_url = COALESCE(profile_url, \(identity.profile.picture)), updated_at = \(now)
+                    WHERE id = \(id.rawValue)
+                    """)
                 return try Self.load(id, connection)
             }
         }
@@ -71,9 +73,10 @@ public struct PostgresUserRepository: UserRepository {
 
     public func updateProfile(id: UserID, nickname: String?, profileURL: String?, now: Date) async throws -> User {
         try await pool.transaction { connection in
-            let updated = try connection.query(
-                "UPDATE users SET nickname = COALESCE($2, nickname), profile_url = COALESCE($3, profile_url), updated_at = $4 WHERE id = $1 AND NOT is_anonymous",
-                [id.rawValue, nickname, profileURL, now])
+            let updated = try connection.query(sql: """
+                UPDATE users SET nickname = COALESCE(\(nickname), nickname), profile_url = COALESCE(\(profileURL), profile_url), updated_at = \(now)
+                WHERE id = \(id.rawValue) AND NOT is_anonymous
+                """)
             guard updated.affectedRows == 1 else { throw AuthError.sessionRevoked }
             return try Self.load(id, connection)
         }
@@ -88,21 +91,22 @@ public struct PostgresUserRepository: UserRepository {
     public func recordSignIn(provider: IdentityProvider, subject: String, profile: IdentityProfile?, now: Date) async throws {
         guard let profile else {
             try await pool.withConnection { connection in
-                try connection.execute("UPDATE identities SET last_sign_in_at = $3 WHERE provider = $1 AND subject = $2", [provider.rawValue, subject, now])
+                try connection.execute(sql: "UPDATE identities SET last_sign_in_at = \(now) WHERE provider = \(provider.rawValue) AND subject = \(subject)")
             }
             return
         }
         // One statement: the identity keeps what its provider says now, and an empty
         // nickname or picture of its user is filled (a user's own values are never replaced).
         try await pool.statement { connection in
-            try connection.execute("""
+            try connection.execute(sql: """
                 WITH identity AS (
-                    UPDATE identities SET last_sign_in_at = $3, name = $4, picture = $5,
-                           updated_at = CASE WHEN name IS DISTINCT FROM $4 OR picture IS DISTINCT FROM $5 THEN $3 ELSE updated_at END
-                    WHERE provider = $1 AND subject = $2 RETURNING user_id)
-                UPDATE users u SET nickname = COALESCE(u.nickname, $6), profile_url = COALESCE(u.profile_url, $5)
+                    UPDATE identities SET last_sign_in_at = \(now), name = \(profile.name), picture = \(profile.picture),
+                           updated_at = CASE WHEN name IS DISTINCT FROM \(profile.name) OR picture IS DISTINCT FROM \(profile.picture)
+                                             THEN \(now) ELSE updated_at END
+                    WHERE provider = \(provider.rawValue) AND subject = \(subject) RETURNING user_id)
+                UPDATE users u SET nickname = COALESCE(u.nickname, \(profile.nickname)), profile_url = COALESCE(u.profile_url, \(profile.picture))
                 FROM identity WHERE u.id = identity.user_id AND NOT u.is_anonymous AND (u.nickname IS NULL OR u.profile_url IS NULL)
-                """, [provider.rawValue, subject, now, profile.name, profile.picture, profile.nickname])
+                """)
         }
     }
 
@@ -138,11 +142,11 @@ public struct PostgresUserRepository: UserRepository {
     }
 
     private static func insert(_ identity: NewIdentity, for id: UserID, now: Date, _ connection: PostgresConnection) throws {
-        try connection.execute("""
+        try connection.execute(sql: """
             INSERT INTO identities (id, user_id, provider, subject, email, password_hash, name, picture, created_at, last_sign_in_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $9)
-            """, [UUID(), id.rawValue, identity.provider.rawValue, identity.subject, identity.email, identity.passwordHash,
-                  identity.profile.name, identity.profile.picture, now])
+            VALUES (\(UUID()), \(id.rawValue), \(identity.provider.rawValue), \(identity.subject), \(identity.email), \(identity.passwordHash),
+                    \(identity.profile.name), \(identity.profile.picture), \(now), \(now), \(now))
+            """)
     }
 
     /// Runs `body`, turning a unique violation on identities into the domain's answer.
