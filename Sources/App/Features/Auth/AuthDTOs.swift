@@ -39,17 +39,23 @@ struct UserResponse: JSONWritable {
     }
 }
 
-/// `GET /v1/me` for a permanent user.
+/// `GET /v1/me` for a permanent user; in the functions' dialect `/functions/v1/me`
+/// (`UserResponse` in the app: `provider` never null, no `email`).
 struct ProfileResponse: JSONWritable {
     let user: User
+    var dialect = WireDialect.v1
 
     func write(to json: inout JSONWriter) {
         json.object { json in
             json.field("id", user.id.description)
             json.field("nickname", user.nickname)
             json.field("profile_url", user.profileURL)
-            json.field("provider", user.provider?.rawValue)
-            json.field("email", user.email)
+            if dialect == .v1 {
+                json.field("provider", user.provider?.rawValue)
+                json.field("email", user.email)
+            } else {
+                json.field("provider", user.provider?.rawValue ?? "email")
+            }
             json.field("created_at", WireDate.JSON(user.createdAt, koreaOffset: false))
         }
     }

@@ -2,49 +2,74 @@ import Domain
 import Foundation
 import HTTPServer
 
+/// Which API a shape is written for: `/v1`, or the edge functions the 09Market app calls
+/// (`/functions/v1`: ids as strings, `category` the Korean label, no `null` where the app's
+/// decoder wants a string). One shape per value, spelled twice where the dialects differ.
+enum WireDialect: Sendable {
+    case v1
+    case functions
+}
+
 /// The wire form of a post (the app's field names; absent values are explicit `null`s).
-/// `caption` is written on single-post answers only (see ``PostDetails/caption``).
+/// `caption` is written on single-post answers only (see ``PostDetails/caption``); the
+/// functions' dialect has no `status`, `hashtags`, `post_type` or `caption`.
 struct PostResponse: JSONWritable {
     let post: Post
     let now: Date
     var rank: Int?
     var includesCaption = false
+    var dialect = WireDialect.v1
 
     func write(to json: inout JSONWriter) {
+        let v1 = dialect == .v1
         json.object { json in
-            json.field("id", post.id.rawValue)
+            if v1 { json.field("id", post.id.rawValue) } else { json.field("id", String(post.id.rawValue)) }
             json.field("product_name", post.productName)
             json.field("price", post.price)
-            json.field("category", post.category.id.rawValue)
-            json.field("category_name", post.category.name)
+            if v1 {
+                json.field("category", post.category.id.rawValue)
+                json.field("category_name", post.category.name)
+            } else {
+                json.field("category", post.category.name)
+            }
             json.field("display_url", post.displayURL)
             json.field("group_buying_url", post.groupBuyingURL)
             json.field("group_buying_start", WireDate.JSON(post.groupBuyingStart))
             json.field("group_buying_end", WireDate.JSON(post.groupBuyingEnd))
-            json.field("status", PostStatus(start: post.groupBuyingStart, end: post.groupBuyingEnd, now: now).rawValue)
+            if v1 { json.field("status", PostStatus(start: post.groupBuyingStart, end: post.groupBuyingEnd, now: now).rawValue) }
             json.field("likes_count", post.likesCount)
             json.field("posted_at", WireDate.JSON(post.postedAt))
-            json.field("influencer", InfluencerSummaryResponse(summary: post.influencer))
+            json.field("influencer", InfluencerSummaryResponse(summary: post.influencer, dialect: dialect))
             json.field("is_liked", post.isLiked)
             json.field("post_url", post.details.postURL)
-            json.field("hashtags", post.details.hashtags)
-            json.field("post_type", post.details.postType)
-            if includesCaption { json.field("caption", post.details.caption) }
+            if v1 {
+                json.field("hashtags", post.details.hashtags)
+                json.field("post_type", post.details.postType)
+                if includesCaption { json.field("caption", post.details.caption) }
+            }
             if let rank { json.field("rank", rank) }
         }
     }
 }
 
-/// The influencer inside a post.
+/// The influencer inside a post; in the functions' dialect `full_name` and
+/// `profile_pic_url` are never null (the app's decoder requires strings): absent ones are "".
 struct InfluencerSummaryResponse: JSONWritable {
     let summary: InfluencerSummary
+    var dialect = WireDialect.v1
 
     func write(to json: inout JSONWriter) {
         json.object { json in
-            json.field("id", summary.id.rawValue)
+            if dialect == .v1 {
+                json.field("id", summary.id.rawValue)
+                json.field("full_name", summary.fullName)
+                json.field("profile_pic_url", summary.profilePicURL)
+            } else {
+                json.field("id", String(summary.id.rawValue))
+                json.field("full_name", summary.fullName ?? "")
+                json.field("profile_pic_url", summary.profilePicURL ?? "")
+            }
             json.field("username", summary.username)
-            json.field("full_name", summary.fullName)
-            json.field("profile_pic_url", summary.profilePicURL)
             json.field("external_url", summary.externalURL)
         }
     }

@@ -17,7 +17,7 @@ struct FunctionsAccountController: Sendable {
             // 200 with the profile, 204 for an anonymous caller (the app's launch check).
             gate.route("GET", "/functions/v1/me") { request in
                 guard let user = try await profiles.profile(of: try authenticator.principal(for: request)) else { return .empty() }
-                return .json(FunctionsProfile(user: user))
+                return .json(ProfileResponse(user: user, dialect: .functions))
             },
             gate.route("PUT", "/functions/v1/me") { request in
                 let user = try authenticator.principal(for: request).permanent()
@@ -28,7 +28,7 @@ struct FunctionsAccountController: Sendable {
                 guard nickname != nil || profileURL != nil else {
                     throw APIError(status: 400, code: "no_fields_to_update", message: "nickname or profile_url required")
                 }
-                return .json(FunctionsProfile(user: try await profiles.update(user, nickname: nickname, profileURL: profileURL)))
+                return .json(ProfileResponse(user: try await profiles.update(user, nickname: nickname, profileURL: profileURL), dialect: .functions))
             },
             gate.route("GET", "/functions/v1/influencers") { request in
                 guard request.query["action"] == "search" else { throw FunctionsPostsController.unknownAction }
@@ -54,7 +54,7 @@ struct FunctionsAccountController: Sendable {
     /// Up to three influencers whose username contains `username` (case-insensitively), a
     /// bare array; an empty query finds none. Our search also matches full names, so it
     /// is asked for more and filtered to usernames.
-    private func search(_ request: HTTPRequest, viewer: Principal) async throws -> [FunctionsInfluencer] {
+    private func search(_ request: HTTPRequest, viewer: Principal) async throws -> [InfluencerSummaryResponse] {
         let query = (request.query["username"] ?? "").trimmingCharacters(in: .whitespaces)
         guard !query.isEmpty else { return [] }
         guard query.unicodeScalars.count <= 100, !query.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -62,6 +62,6 @@ struct FunctionsAccountController: Sendable {
         }
         let needle = query.lowercased()
         let found = try await influencers.search(query, viewer: viewer, page: 1, limit: 20)
-        return found.items.filter { $0.summary.username.lowercased().contains(needle) }.prefix(3).map { FunctionsInfluencer(summary: $0.summary) }
+        return found.items.filter { $0.summary.username.lowercased().contains(needle) }.prefix(3).map { InfluencerSummaryResponse(summary: $0.summary, dialect: .functions) }
     }
 }

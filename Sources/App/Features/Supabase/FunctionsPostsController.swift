@@ -26,7 +26,7 @@ struct FunctionsPostsController: Sendable {
                 case "top10":
                     let top = try await posts.top10(category: nil, viewer: viewer)
                     let now = now()
-                    return .json(top.enumerated().map { FunctionsPost(post: $1, now: now, rank: $0 + 1) })
+                    return .json(top.enumerated().map { PostResponse(post: $1, now: now, rank: $0 + 1, dialect: .functions) })
                 case "schedule": return try await schedule(request, viewer: viewer)
                 default: throw Self.unknownAction
                 }
@@ -84,7 +84,7 @@ struct FunctionsPostsController: Sendable {
         let found = try await feed.page(query, viewer: viewer)
         let now = now()
         // The app pages until it holds `total`: the total offset pages reach, the last one cut there.
-        return .json(FunctionsPage(data: found.items.prefix(window.visible).map { FunctionsPost(post: $0, now: now) },
+        return .json(FunctionsPage(data: found.items.prefix(window.visible).map { PostResponse(post: $0, now: now, dialect: .functions) },
                                    total: window.reachable(found.total), page: window.page))
     }
 
@@ -98,7 +98,7 @@ struct FunctionsPostsController: Sendable {
         let window = try Self.window(request)
         let found = try await follows.schedule(first...last, viewer: viewer, page: window.page, limit: window.limit)
         let now = now()
-        return .json(FunctionsSchedule(data: found.items.map { FunctionsPost(post: $0, now: now) }, page: window.page,
+        return .json(FunctionsSchedule(data: found.items.map { PostResponse(post: $0, now: now, dialect: .functions) }, page: window.page,
                                        limit: window.limit, total: found.total))
     }
 
@@ -113,7 +113,7 @@ struct FunctionsPostsController: Sendable {
             groupBuyingStart: try WireDate.parse(try body.required("group_buying_start"), field: "group_buying_start"),
             groupBuyingEnd: try WireDate.parse(try body.required("group_buying_end"), field: "group_buying_end"),
             displayURL: try body.string("display_url"), groupBuyingURL: nil)
-        return .json(FunctionsPost(post: try await posts.create(post, by: user), now: now()), status: 201)
+        return .json(PostResponse(post: try await posts.create(post, by: user), now: now(), dialect: .functions), status: 201)
     }
 
     private func update(_ request: HTTPRequest, by user: PermanentPrincipal) async throws -> HTTPResponse {
@@ -129,6 +129,6 @@ struct FunctionsPostsController: Sendable {
             || changes.groupBuyingEnd != nil else {
             throw APIError(status: 400, code: "no_fields_to_update", message: "No fields to update")
         }
-        return .json(FunctionsPost(post: try await posts.update(PostID(rawValue: id), changes: changes, by: user), now: now()))
+        return .json(PostResponse(post: try await posts.update(PostID(rawValue: id), changes: changes, by: user), now: now(), dialect: .functions))
     }
 }
