@@ -3,8 +3,9 @@ import Foundation
 import HTTPServer
 import Workers
 
-/// The composition root: builds the whole HTTP application from its dependencies. The
-/// server passes live PostgreSQL-backed ones; tests pass their own.
+/// The product's API as one value: every route, mounted over its dependencies (ports, no
+/// I/O here). Server's composition root passes live PostgreSQL-backed ones
+/// (`Application.Dependencies.live`); tests pass their own.
 public enum Application {
     /// What the application needs from the outside world.
     public struct Dependencies: Sendable {
