@@ -31,6 +31,8 @@ let package = Package(
         // Everything stored: PostgreSQL (libpq) and its pools, migrations, repositories,
         // the embedded cluster, the media library on disk, seeders.
         .target(name: "Persistence", dependencies: ["Domain", "Workers", "Cryptography", "CLibPQ"], swiftSettings: swiftSettings),
+        // Outbound services the product calls over HTTP: the Instagram profile lookup.
+        .target(name: "Integrations", dependencies: ["Domain"], swiftSettings: swiftSettings),
         // The HTTP transport, knowing nothing of the product: the libmicrohttpd engine,
         // requests and responses, routing, middleware, CORS, ETag, gzip (zlib), the JSON
         // writer, the logger and metrics. A test reads its imports.
@@ -39,7 +41,7 @@ let package = Package(
         .target(name: "App", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer"], swiftSettings: swiftSettings),
         // The composition root: configuration, the CLI commands, Data's implementations
         // wired into App, and serve's lifecycle.
-        .target(name: "Server", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer", "App"], swiftSettings: swiftSettings),
+        .target(name: "Server", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "Integrations", "HTTPServer", "App"], swiftSettings: swiftSettings),
         // Thin entry point: parses the subcommand and hands over to Server.
         .executableTarget(name: "market09", dependencies: ["Server"], swiftSettings: swiftSettings),
 
@@ -68,7 +70,7 @@ let package = Package(
         // decoding every answer of the Supabase-compatible surface.
         .testTarget(name: "AppDecodingTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "HTTPServer", "App", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProcessTests", dependencies: ["Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server", "TestSupport",
+        .testTarget(name: "ProcessTests", dependencies: ["Workers", "Cryptography", "Persistence", "Integrations", "HTTPServer", "App", "Server", "TestSupport",
                                                          "ProcessSupport", "Fakes"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,7 +1,7 @@
-import Persistence
 import Foundation
-import Workers
+import Persistence
 import TestSupport
+import Workers
 
 /// A test tool run as a child process (python3 with selenium, schemathesis): its exit code
 /// and combined output, killed after `timeoutSeconds` so a stuck tool fails its test

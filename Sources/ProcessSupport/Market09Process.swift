@@ -1,7 +1,7 @@
-import Persistence
 import Foundation
-import Workers
+import Persistence
 import TestSupport
+import Workers
 
 /// The built `market09` executable run as a child process, as an operator would run it.
 public final class Market09Process: Sendable {

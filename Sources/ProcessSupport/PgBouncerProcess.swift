@@ -1,7 +1,7 @@
-import Persistence
 import Foundation
-import Workers
+import Persistence
 import TestSupport
+import Workers
 
 /// PgBouncer (Debian's 1.18) in transaction mode in front of a test cluster, on a loopback
 /// port of its own, run in the foreground and stopped with the test — through

@@ -1,9 +1,9 @@
 import App
 import Cryptography
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import Persistence
 
 /// Everything `market09 serve` reads from its environment, validated up front so that a
 /// bad value stops start-up with one line naming the variable.

@@ -1,6 +1,6 @@
 import App
-import Persistence
 import HTTPServer
+import Persistence
 /// The shape of everything `serve` runs beside the request path — the database, the pool,
 /// the background jobs, the HTTP engine: started once, stopped once (stopping waits for
 /// work in progress).

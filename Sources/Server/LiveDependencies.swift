@@ -1,9 +1,9 @@
 import App
 import Cryptography
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import Persistence
 import Workers
 
 extension Application.Dependencies {

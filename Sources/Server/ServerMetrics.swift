@@ -1,7 +1,7 @@
 import App
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 
 /// The gauges `serve` adds to the application's metrics: the database pool, the process
 /// and the build. Read when scraped; nothing here runs per request.

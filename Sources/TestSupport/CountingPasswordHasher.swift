@@ -1,7 +1,7 @@
 import Cryptography
-import Persistence
 import Domain
 import Foundation
+import Persistence
 import Synchronization
 
 /// A real PBKDF2 hasher (at test cost) that counts how often a password was checked, so

@@ -1,5 +1,5 @@
-import Persistence
 import Foundation
+import Persistence
 import Workers
 
 /// One HTTP response as read off the wire.

@@ -1,11 +1,11 @@
 import App
 import Cryptography
-import Fakes
-import HTTPServer
-import Server
-import Persistence
 import Domain
+import Fakes
 import Foundation
+import HTTPServer
+import Persistence
+import Server
 
 /// The whole application over a private migrated database, called in process, with a
 /// clock the test controls, a fast password KDF and a fixed signing key.

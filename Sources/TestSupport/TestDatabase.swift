@@ -1,5 +1,5 @@
-import Persistence
 import Foundation
+import Persistence
 import Workers
 
 /// A private PostgreSQL database for one test, created in the cluster that the test

@@ -1,6 +1,6 @@
 import Cryptography
-import Persistence
 import Foundation
+import Persistence
 import Workers
 
 /// A stand-in for Google or Apple: an RSA key made with the `openssl` command, its JWKS

@@ -1,5 +1,5 @@
-import Server
 import Foundation
+import Server
 
 // libpq sends PGOPTIONS as start-up options whenever a connection names none of its own.
 // The server's connections name their own (so PGOPTIONS never applied) or, through

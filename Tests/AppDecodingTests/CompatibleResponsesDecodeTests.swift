@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every answer of the Supabase-compatible surface decodes with the app's own types, and
 /// every date in it passes the app's rule: ISO 8601 with fractional seconds (the app turns

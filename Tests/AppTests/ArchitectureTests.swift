@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The layering, read from the sources themselves: the compiler enforces what a target may
 /// import only for targets it was not given, so the rules a reader relies on are checked here.
@@ -38,7 +38,7 @@ import TestSupport
         }
         let persistent = try Self.imports(of: "App").filter { $0.modules.contains("Persistence") }.map(\.file).sorted()
         #expect(persistent.count <= 4, "App files importing Persistence: \(persistent)")
-        for target in ["Workers", "Cryptography", "Persistence"] {
+        for target in ["Workers", "Cryptography", "Persistence", "Integrations"] {
             for (file, modules) in try Self.imports(of: target) {
                 #expect(modules.isDisjoint(with: ["HTTPServer", "App", "Server"]), "\(file) imports \(modules.sorted())")
             }

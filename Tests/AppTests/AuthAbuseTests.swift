@@ -1,8 +1,8 @@
 import App
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// Rate limits on the auth endpoints.
 @Suite struct AuthAbuseTests {

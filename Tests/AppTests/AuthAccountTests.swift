@@ -1,9 +1,9 @@
 import App
-import Persistence
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Upgrade, merge, logout, profile and deletion, against PostgreSQL.
 @Suite struct AuthAccountTests {

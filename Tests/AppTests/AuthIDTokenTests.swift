@@ -1,10 +1,10 @@
 import App
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Google / Apple sign-in with RS256 ID tokens, verified by the production verifier
 /// against a JWKS file of a test provider.

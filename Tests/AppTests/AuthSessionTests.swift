@@ -1,9 +1,9 @@
 import App
-import Persistence
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Sign-in, sign-up and the token endpoint, against PostgreSQL.
 @Suite struct AuthSessionTests {

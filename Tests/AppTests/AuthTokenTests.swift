@@ -1,11 +1,11 @@
 @testable import App
 import Cryptography
 import Domain
-import Persistence
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Access-token verification and refresh-token rotation.
 @Suite struct AuthTokenTests {

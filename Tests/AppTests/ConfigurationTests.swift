@@ -1,6 +1,6 @@
 @testable import App
-@testable import Server
 import HTTPServer
+@testable import Server
 import Testing
 
 @Suite struct ConfigurationTests {

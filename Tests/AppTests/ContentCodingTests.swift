@@ -2,8 +2,8 @@
 import CZlib
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// JSON bodies of 1 KB and more are gzipped for clients that accept it; the bytes
 /// decompress to exactly the identity body, and the entity tag revalidates either form.

@@ -1,7 +1,7 @@
 import Fakes
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What schemathesis found, each checked here directly so a regression names itself.
 @Suite struct ContractTests {

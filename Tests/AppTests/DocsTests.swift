@@ -1,10 +1,10 @@
 @testable import App
 import Cryptography
-import Persistence
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 import Workers
 
 /// `/openapi.yaml`, `/openapi.json` and `/docs` serve one contract.

@@ -1,10 +1,10 @@
 @testable import App
-@testable import Server
 import Domain
 import Foundation
 import HTTPServer
-import Testing
+@testable import Server
 import TestSupport
+import Testing
 
 /// The written contract stays in step with the code.
 @Suite struct DocumentationTests {

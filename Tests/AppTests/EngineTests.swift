@@ -1,10 +1,10 @@
 @testable import App
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import Workers
 
 /// The libmicrohttpd transport over real sockets on loopback.

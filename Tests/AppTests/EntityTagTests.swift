@@ -1,8 +1,8 @@
 @testable import App
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// GET answers carry a strong ETag of what this caller sees; sending it back answers 304.
 @Suite struct EntityTagTests {

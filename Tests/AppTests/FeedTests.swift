@@ -1,12 +1,12 @@
 @testable import App
-@testable import Server
-import Fakes
-import Persistence
 import Domain
+import Fakes
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
+@testable import Server
 import TestSupport
+import Testing
 
 /// The feed: the day's stable shuffle, counters, filters and keyset paging.
 @Suite struct FeedTests {

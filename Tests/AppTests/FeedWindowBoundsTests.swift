@@ -1,11 +1,11 @@
 @testable import App
-import Fakes
-import Persistence
 import Domain
+import Fakes
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Newest-first lists filtered by the buying window walk only the stretch of `posted_at`
 /// that migration 0015's bounds allow: they must still find every post, however long its

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Follows, the schedule of followed influencers, and a user's own posts, against PostgreSQL.
 @Suite struct FollowsTests {

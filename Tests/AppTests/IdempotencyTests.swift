@@ -1,7 +1,7 @@
 import Fakes
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `Idempotency-Key` on `POST /v1/posts`: a retry gets the first answer and creates nothing.
 @Suite struct IdempotencyTests {

@@ -2,8 +2,8 @@ import App
 import Fakes
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// Influencer endpoints and the Top 10's bounded staleness.
 @Suite struct InfluencersAndRankingTests {

@@ -1,11 +1,11 @@
 import App
 import Cryptography
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// `/v1/ingest` against PostgreSQL: the door of the automation that fills the feed.
 /// Before it, the n8n workflows wrote straight into the database and had no other way in.

@@ -1,8 +1,8 @@
 import App
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// Every route that checks a password draws from one budget per email and one per client
 /// address, reserved before the check so concurrent guesses cannot overdraw it.

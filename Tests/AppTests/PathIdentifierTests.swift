@@ -1,8 +1,8 @@
 @testable import App
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// Path ids are canonical decimal digits: anything else names no resource, and never
 /// another one (`+1` is not post 1; `%00` does not cut the path short).

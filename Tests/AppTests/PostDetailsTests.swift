@@ -1,7 +1,7 @@
 import Fakes
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Post URL, caption, hashtags and type: written, validated, read, and a hashtag's list.
 @Suite struct PostDetailsTests {

@@ -2,8 +2,8 @@ import App
 import Fakes
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// Single posts, likes and the Top 10 through the API, against PostgreSQL.
 @Suite struct PostsAPITests {

@@ -1,7 +1,7 @@
 import Foundation
+@testable import Server
 import Synchronization
 import Testing
-@testable import Server
 
 /// What long work prints while it runs, on a clock the test moves.
 @Suite struct ProgressReporterTests {

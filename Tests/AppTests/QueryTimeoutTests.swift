@@ -1,9 +1,9 @@
 @testable import App
-import Persistence
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// A request whose statement outlives the pool's timeout answers 503 `query_timeout`, and
 /// the pool keeps answering everyone else meanwhile.

@@ -3,8 +3,8 @@ import Domain
 import Fakes
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// The limiters' tables are keyed by client input: bounded, and emptied by time.
 @Suite struct RateLimiterBoundsTests {

@@ -1,11 +1,11 @@
 @testable import App
-import Fakes
-import Persistence
 import Domain
+import Fakes
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// The request pipeline called in process, without sockets.
 @Suite struct ResponderTests {

@@ -1,11 +1,11 @@
 @testable import App
-import Fakes
-import Persistence
 import Domain
+import Fakes
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Everything that ends a token's power reaches every instance: revocations whose
 /// transaction commits late, and role changes made from the command line.

@@ -1,11 +1,11 @@
 @testable import App
-import Fakes
-import Persistence
 import Domain
+import Fakes
 import Foundation
 import HTTPServer
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Search by syllable (migration 0013's gram index): every answer is checked against a
 /// plain substring match computed here, whichever way the server reads it.

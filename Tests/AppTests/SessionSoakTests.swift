@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The 09Market app and the supabase-swift SDK inside it hold two copies of one session:
 /// the SDK refreshes its copy ahead of expiry (`autoRefreshTokenTick`: every 30 s, when

@@ -1,8 +1,8 @@
 import App
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// The limits that protect accounts hold across instances: two `market09` processes over
 /// one database give a guesser one budget, not two.

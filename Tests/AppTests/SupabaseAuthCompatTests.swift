@@ -1,8 +1,8 @@
 import App
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// `/auth/v1`: the Supabase Auth subset, in process. The official Python client runs the
 /// same flows against a live server in SupabaseClientTests.

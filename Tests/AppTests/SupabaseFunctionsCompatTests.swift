@@ -1,8 +1,8 @@
 @testable import App
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// `/functions/v1/*` and `/rest/v1/likes`: the app's edge functions and its PostgREST
 /// table, over the same use cases as `/v1`, in process.

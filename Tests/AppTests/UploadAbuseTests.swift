@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import Persistence
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 import Workers
 
 /// What a stranger, or one account, can do with uploads: nothing is written for a refused

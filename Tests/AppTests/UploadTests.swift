@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `POST /v1/uploads` and `GET /media/{name}` through the real engine (bodies spooled to
 /// disk), against PostgreSQL.

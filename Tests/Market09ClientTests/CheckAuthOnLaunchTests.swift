@@ -2,8 +2,8 @@ import App
 import Foundation
 import HTTPServer
 import Market09Client
-import Testing
 import TestSupport
+import Testing
 
 /// The client library against the real server over real sockets, one test per branch of
 /// the app's launch check.

@@ -1,6 +1,6 @@
 import Cryptography
-import Persistence
 import Foundation
+import Persistence
 import Testing
 
 /// Base64url without padding, against Foundation's base64 as the reference.

@@ -1,8 +1,8 @@
-@testable import Persistence
 import Domain
 import Foundation
-import Testing
+@testable import Persistence
 import TestSupport
+import Testing
 
 /// The benchmark's "own SQL" ceilings (`bench/sql/*.own.sql`) are copies of what the
 /// repositories send. This runs each repository path the benchmark measures on a

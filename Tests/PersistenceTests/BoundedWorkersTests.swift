@@ -1,6 +1,6 @@
-import Persistence
 import Domain
 import Foundation
+import Persistence
 import Synchronization
 import Testing
 import Workers

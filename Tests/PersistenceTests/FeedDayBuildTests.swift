@@ -1,9 +1,9 @@
-import Persistence
 import Domain
 import Foundation
+import Persistence
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A day's feed order is built in short steps (migration 0026) while posts keep being
 /// written, continued by whichever instance comes next, and old days leave without

@@ -1,7 +1,7 @@
-import Persistence
 import Foundation
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Posts per hashtag stay exact when many posts are written by one statement (an import's
 /// batch), counted once per statement (migration 0027).

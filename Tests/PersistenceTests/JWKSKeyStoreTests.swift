@@ -1,6 +1,6 @@
-@testable import Persistence
 @testable import Cryptography
 import Foundation
+@testable import Persistence
 import Synchronization
 import Testing
 

@@ -1,7 +1,7 @@
-import Persistence
 import Foundation
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 @Suite struct MigratorTests {
     @Test func aFreshDatabaseGetsEveryMigrationAndTheRerunIsANoOp() async throws {

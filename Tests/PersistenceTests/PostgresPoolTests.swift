@@ -1,8 +1,8 @@
-import Persistence
 import Foundation
+import Persistence
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct PostgresPoolTests {
     @Test func parallelQueriesRunOnEveryConnectionAtOnce() async throws {

@@ -1,5 +1,5 @@
-@testable import Persistence
 import Foundation
+@testable import Persistence
 import Testing
 
 @Suite struct PostgresTimestampTests {

@@ -1,7 +1,7 @@
 import Foundation
 @testable import Persistence
-import Testing
 import TestSupport
+import Testing
 
 /// Statements whose values are bound where they are written.
 @Suite struct SQLTests {

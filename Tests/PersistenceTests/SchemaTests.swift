@@ -1,8 +1,8 @@
-import Persistence
 import Fakes
 import Foundation
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Invariants the schema itself enforces, whatever code writes the rows.
 @Suite struct SchemaTests {

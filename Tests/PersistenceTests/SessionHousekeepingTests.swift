@@ -1,7 +1,7 @@
-import Persistence
 import Foundation
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// Auth bookkeeping is pruned once nothing it concerns can still be valid, by one
 /// instance at a time.

@@ -1,7 +1,7 @@
-import Persistence
 import Foundation
-import Testing
+import Persistence
 import TestSupport
+import Testing
 
 /// No job holds a connection longer than the pool's statement timeout.
 @Suite struct StatementTimeoutTests {

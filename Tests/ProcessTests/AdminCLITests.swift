@@ -1,10 +1,10 @@
 import Cryptography
-import Persistence
 import Domain
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `market09 import` and `market09 admin` run as processes against PostgreSQL.
 @Suite struct AdminCLITests {

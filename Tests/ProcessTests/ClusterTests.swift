@@ -1,7 +1,7 @@
 import Foundation
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The two multi-machine topologies, each started on this machine by its script and driven
 /// from outside by Tests/e2e/cluster_check.py through nginx: auth flows, a like storm with

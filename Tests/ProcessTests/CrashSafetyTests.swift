@@ -1,13 +1,13 @@
 import App
 import Cryptography
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import Persistence
 import ProcessSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// `kill -9` of PostgreSQL in the middle of a like/unlike storm loses no acknowledged
 /// write, answers 503 meanwhile (never 500), and serves again soon after it returns.

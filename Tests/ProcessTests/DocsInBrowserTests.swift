@@ -2,8 +2,8 @@
 import Foundation
 import HTTPServer
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `/docs` in a real headless browser (Debian's chromium, selenium from PyPI; scripts/test
 /// installs both): the page loads the contract, lists every tag, and "Try it out" on

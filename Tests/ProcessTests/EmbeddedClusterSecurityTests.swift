@@ -1,8 +1,8 @@
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 import Workers
 
 /// The embedded default on a machine with other accounts: nobody else may enter the

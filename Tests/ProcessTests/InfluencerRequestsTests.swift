@@ -1,13 +1,14 @@
 import App
-import Fakes
-import Persistence
 import Domain
+import Fakes
 import Foundation
 import HTTPServer
+import Integrations
+import Persistence
 import ProcessSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Influencer registration requests through the API, their verification through the HTTP
 /// profile lookup (against a local fake service) and the admin CLI, against PostgreSQL.

@@ -1,8 +1,8 @@
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Three `market09` processes over one database: exactly one runs the background jobs, a
 /// `kill -9` of it hands the jobs to another within the lease, and a graceful stop hands

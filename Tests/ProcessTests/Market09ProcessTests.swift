@@ -1,8 +1,8 @@
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The built `market09` executable, run as an operator runs it.
 @Suite struct Market09ProcessTests {

@@ -1,7 +1,7 @@
 import Foundation
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Client input never grows the server's memory: attacker-sized values are refused before
 /// they become keys of any in-memory table.

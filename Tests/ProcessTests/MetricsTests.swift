@@ -2,8 +2,8 @@ import App
 import Foundation
 import HTTPServer
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `market09 serve` counts what it answers by route template and serves the counts, the
 /// pool and the process in Prometheus' text format.

@@ -1,10 +1,10 @@
 import Cryptography
-import Persistence
 import Domain
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 import Workers
 
 /// The n8n workflows of `examples/n8n/` against a running server: their JSON is a workflow

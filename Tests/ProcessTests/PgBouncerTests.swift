@@ -1,8 +1,8 @@
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// PgBouncer in transaction mode in front of the primary: named prepared statements break
 /// there (a server connection serves many clients), `DATABASE_STATEMENTS=unnamed` works.

@@ -1,8 +1,8 @@
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Runs against a cluster of its own, stopped and restarted under a live pool.
 @Suite struct PostgresRestartTests {

@@ -1,8 +1,8 @@
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `DATABASE_READ_URLS`: the feed, posts, the Top 10, categories, influencers, follows and
 /// the schedule read from a streaming replica; a client reads its own writes; a replica too far behind or gone is

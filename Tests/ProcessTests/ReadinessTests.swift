@@ -1,10 +1,10 @@
 @testable import App
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `/ready` follows the database across a restart, over real sockets, with no restart of
 /// the server.

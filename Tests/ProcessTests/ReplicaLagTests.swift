@@ -1,8 +1,8 @@
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The lag bound holds when measurements come late: a replica behind across a gap between
 /// polls is not healthy, and a replica whose last measurement is too old for the bound is

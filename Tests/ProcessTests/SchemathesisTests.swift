@@ -1,10 +1,10 @@
 import Cryptography
-import Persistence
 import Domain
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// schemathesis (PyPI) against `market09 serve` over the demo data: every operation of
 /// openapi.yaml, all checks, all phases (examples, coverage, fuzzing, stateful), a fixed

@@ -1,9 +1,9 @@
 import Fakes
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `market09 seed` run as a process against PostgreSQL.
 @Suite struct SeedCLITests {

@@ -1,7 +1,7 @@
 import Foundation
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The official Supabase Python client (Tests/e2e/supabase_client.py) against `market09
 /// serve` with the compatible surface on, over the demo data: anonymous sign-in, the

@@ -1,9 +1,9 @@
-@testable import Server
-import Persistence
 import Foundation
+import Persistence
 import ProcessSupport
-import Testing
+@testable import Server
 import TestSupport
+import Testing
 
 /// `market09 import supabase DIRECTORY`: the Supabase project's CSV exports, imported so
 /// that its Google and Apple users sign in to the same accounts with their likes and

@@ -1,11 +1,11 @@
 import App
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import Persistence
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `market09 import supabase-media` as a process against PostgreSQL, with a fake bucket
 /// download: before it, every imported picture stayed in the old project's storage and was

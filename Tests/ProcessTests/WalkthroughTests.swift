@@ -1,7 +1,7 @@
 import Foundation
 import ProcessSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The README's walkthrough, its `sh` blocks taken from the file as a reader copies them and
 /// run in one bash, in order, against `market09 serve` over the demo data: the front page

@@ -1,7 +1,7 @@
 import Cryptography
-import Persistence
 import Domain
 import Foundation
+import Persistence
 
 /// `market09 admin api-keys create|list|revoke`: keys for services (the automation that
 /// fills the feed through `/v1/ingest`). A key's text is printed once, when made; the

@@ -1,6 +1,6 @@
-import Persistence
 import Domain
 import Foundation
+import Persistence
 
 /// `market09 admin influencer-requests list|approve|reject|retry`: what the profile lookup
 /// does, by hand (and all there is when no lookup is configured). Any request not approved

@@ -1,7 +1,7 @@
 import App
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 import Workers
 
 /// The database a command works on: the configured URL, or the embedded cluster, started

@@ -1,8 +1,8 @@
 import App
 import Cryptography
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 
 /// `market09 seed demo [--seed N] [--reset]`.
 enum DemoSeedCommand {

@@ -1,7 +1,7 @@
 import App
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 
 /// `market09 migrate [--dry-run]`: applies (or lists) pending migrations.
 enum MigrateCommand {

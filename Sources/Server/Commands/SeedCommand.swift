@@ -1,7 +1,7 @@
 import App
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 
 /// `market09 seed bulk|demo`: generated datasets.
 enum SeedCommand {

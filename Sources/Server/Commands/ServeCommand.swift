@@ -1,9 +1,10 @@
 import App
 import Cryptography
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import Integrations
+import Persistence
 
 /// `market09 serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT.
 enum ServeCommand {

@@ -1,7 +1,7 @@
 import App
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 import Workers
 
 /// The write end of the self-pipe SIGTERM and SIGINT are written to. Set once, before the

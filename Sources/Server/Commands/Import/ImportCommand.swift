@@ -1,8 +1,8 @@
 import App
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import Persistence
 import Workers
 
 /// `market09 import influencers|posts FILE`: validated upserts with a rejects file.

@@ -1,7 +1,7 @@
 import App
-import Persistence
 import Foundation
 import HTTPServer
+import Persistence
 import Workers
 
 /// `market09 import supabase DIRECTORY`: the 09Market Supabase project's data, from its

@@ -1,8 +1,8 @@
 import App
-import Persistence
 import Domain
 import Foundation
 import HTTPServer
+import Persistence
 import Workers
 
 /// `market09 import supabase-media EXPORT --storage-url URL`: the images of the old
