@@ -126,9 +126,10 @@ struct Timestamp: JSONWritable {
     }
 
     public func write(to json: inout JSONWriter) {
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient - (milliseconds < 0 && milliseconds % 1000 != 0 ? 1 : 0))
-        let fraction = milliseconds - Int(seconds) * 1000
+        // A log line's time is now: never before 1970, so plain division floors.
+        let milliseconds = max(0, Int((date.timeIntervalSince1970 * 1000).rounded(.down)))
+        var seconds = time_t(milliseconds / 1000)
+        let fraction = milliseconds % 1000
         var parts = tm()
         gmtime_r(&seconds, &parts)
         json.ascii { bytes in
