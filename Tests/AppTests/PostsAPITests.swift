@@ -276,4 +276,43 @@ import Testing
             #expect(count == rows)
         }
     }
+
+    /// A viral post: many users like one post at once (their likes go in batches, one
+    /// commit each). Every answer's count includes its caller's like and is at most the
+    /// final count; a reader polling meanwhile never sees the count go down; the final
+    /// count is exact; each liker reads its like back. A like of a missing post is 404
+    /// even when it shares a batch with good ones.
+    @Test func manyLikesOfOnePostAtOnceAreEachCountedAndNeverSeenToGoDown() async throws {
+        try await withTestApp { app async throws in
+            let influencer = try await app.influencer("viral")
+            let (_, owner) = try await app.user()
+            let body: [String: any Sendable] = ["influencer_id": influencer, "product_name": "핫딜", "category": "food",
+                                                "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-09T00:00:00+09:00"]
+            let post = try #require(try await app.send("POST", "/v1/posts", json: body, token: owner).json["id"] as? Int)
+            var tokens: [String] = []
+            for _ in 0..<120 { tokens.append(try await app.user().token) }
+            let likers = tokens
+            let reading = Task {
+                var seen: [Int] = []
+                while !Task.isCancelled {
+                    if let count = try? await app.send("GET", "/v1/posts/\(post)", token: owner).json["likes_count"] as? Int { seen.append(count) }
+                }
+                return seen
+            }
+            let answers = try await withThrowingTaskGroup(of: (Int, Int?).self) { group in
+                for token in likers { group.addTask { let answer = try await app.send("PUT", "/v1/posts/\(post)/like", token: token)
+                                                      return (answer.status, answer.json["likes_count"] as? Int) } }
+                group.addTask { (try await app.send("PUT", "/v1/posts/999999999/like", token: likers[0]).status, nil) }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            reading.cancel()
+            let seen = await reading.value
+            #expect(answers.filter { $0.0 == 404 }.count == 1)
+            let counts = answers.compactMap(\.1)
+            #expect(counts.count == 120 && counts.allSatisfy { (1...120).contains($0) })
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 <= $1 }, "a reader saw the count go down: \(seen)")
+            #expect(try await app.send("GET", "/v1/posts/\(post)", token: owner).json["likes_count"] as? Int == 120)
+            for token in likers.prefix(5) { #expect(try await app.send("GET", "/v1/posts/\(post)", token: token).json["is_liked"] as? Bool == true) }
+        }
+    }
 }

@@ -9,6 +9,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     /// A post and the Top 10: a replica when one is healthy and has the caller's writes.
     private let reads: any ReadPoolSource
     private let rankings: RankingCache
+    private let likes: LikeBatches
 
     /// Creates the repository over a pool. The Top 10 (which posts, in which order, and
     /// the posts) is kept for `top10TTL` seconds per category; each post's like count and
@@ -18,6 +19,14 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         self.reads = reads ?? pool
         self.pool = pool
         self.rankings = RankingCache(ttl: top10TTL)
+        self.likes = LikeBatches { [pool] post, likes in
+            try await pool.statement(maxAttempts: 5) { connection in
+                try connection.query(sql: """
+                    SELECT set_likes(\(post.rawValue), \("{" + likes.map(\.user.rawValue.uuidString).joined(separator: ",") + "}")::uuid[],
+                                     \("{" + likes.map { $0.liked ? "t" : "f" }.joined(separator: ",") + "}")::boolean[])
+                    """).first!.decode(0, as: Int?.self)
+            }
+        }
     }
 
     public func post(id: PostID, viewer: UserID?) async throws -> Post? {
@@ -154,14 +163,11 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         }
     }
 
-    /// One statement (`set_like`, migration 0008): the change and the post's count after it,
-    /// atomic without BEGIN/COMMIT round trips; run again on deadlock.
+    /// The change and the post's count after it, in the post's next batch of likes
+    /// (``LikeBatches``, `set_likes`, migration 0033): one statement, run again on deadlock.
     private func setLike(_ post: PostID, by user: UserID, liked: Bool) async throws -> Int {
         do {
-            let count = try await pool.statement(maxAttempts: 5) { connection in
-                try connection.query("SELECT set_like($1, $2, $3)", [user.rawValue, post.rawValue, liked]).first!.decode(0, as: Int?.self)
-            }
-            guard let count else { throw DomainError.notFound("post") }
+            guard let count = try await likes.submit(.init(user: user, liked: liked), to: post) else { throw DomainError.notFound("post") }
             return count
         } catch let error as PostgresError where error.code == .foreignKeyViolation {
             throw DomainError.notFound("post")
