@@ -229,13 +229,18 @@ import Testing
 
 /// `likes_count` under a mix of concurrent writers.
 @Suite struct LikeCountConcurrencyTests {
+    /// A post open this week by a new influencer, and its submitter's token.
+    private static func post(in app: TestApp, influencer username: String, name: String) async throws -> (id: Int, owner: String) {
+        let influencer = try await app.influencer(username)
+        let (_, owner) = try await app.user()
+        let body: [String: any Sendable] = ["influencer_id": influencer, "product_name": name, "category": "food",
+                                            "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-09T00:00:00+09:00"]
+        return (try #require(try await app.send("POST", "/v1/posts", json: body, token: owner).json["id"] as? Int), owner)
+    }
+
     @Test func countsStayExactThroughConcurrentLikesUnlikesDeletionsAndMerges() async throws {
         try await withTestApp { app async throws in
-            let influencer = try await app.influencer("mixed")
-            let (_, owner) = try await app.user()
-            let body: [String: any Sendable] = ["influencer_id": influencer, "product_name": "혼합", "category": "food",
-                                                "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-09T00:00:00+09:00"]
-            let post = try #require(try await app.send("POST", "/v1/posts", json: body, token: owner).json["id"] as? Int)
+            let (post, _) = try await Self.post(in: app, influencer: "mixed", name: "혼합")
             var likers: [String] = []
             for _ in 0..<40 { likers.append(try await app.user().token) }
             for token in likers.prefix(20) { _ = try await app.send("PUT", "/v1/posts/\(post)/like", token: token) }
@@ -284,11 +289,7 @@ import Testing
     /// even when it shares a batch with good ones.
     @Test func manyLikesOfOnePostAtOnceAreEachCountedAndNeverSeenToGoDown() async throws {
         try await withTestApp { app async throws in
-            let influencer = try await app.influencer("viral")
-            let (_, owner) = try await app.user()
-            let body: [String: any Sendable] = ["influencer_id": influencer, "product_name": "핫딜", "category": "food",
-                                                "group_buying_start": "2026-12-01T00:00:00+09:00", "group_buying_end": "2026-12-09T00:00:00+09:00"]
-            let post = try #require(try await app.send("POST", "/v1/posts", json: body, token: owner).json["id"] as? Int)
+            let (post, owner) = try await Self.post(in: app, influencer: "viral", name: "핫딜")
             var tokens: [String] = []
             for _ in 0..<120 { tokens.append(try await app.user().token) }
             let likers = tokens
