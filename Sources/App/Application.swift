@@ -100,32 +100,33 @@ public enum Application {
         let authenticator = Authenticator(
             codec: deps.accessTokens,
             revocations: deps.revocations, now: deps.now)
+        let signedIn = AuthenticatedRoutes(authenticator: authenticator)
         let limits = AuthRateLimits(settings: auth, counters: deps.rateLimitCounters, now: deps.now)
         let authentication = Authentication(
             users: deps.users, sessions: deps.sessions, passwords: deps.passwords, attempts: limits.passwordAttempts,
             refreshTokens: deps.refreshTokens, idTokens: deps.idTokens, settings: auth.sessions, now: deps.now, newID: deps.newID)
         let authController = AuthController(
-            authentication: authentication, authenticator: authenticator, revocations: deps.revocations, settings: auth, limits: limits)
+            authentication: authentication, signedIn: signedIn, revocations: deps.revocations, settings: auth, limits: limits)
         let posts = Posts(posts: deps.posts, likes: deps.likes, now: deps.now)
-        let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), posts: posts, authenticator: authenticator,
+        let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), posts: posts, signedIn: signedIn,
                               revocations: deps.revocations, now: deps.now)
         let resolver = CategoryResolver(categories: deps.categories)
-        let postsController = PostsController(posts: posts, authenticator: authenticator, categories: resolver, now: deps.now,
+        let postsController = PostsController(posts: posts, signedIn: signedIn, categories: resolver, now: deps.now,
                                               idempotent: IdempotentRequests(store: deps.idempotency, now: deps.now))
         let browse = BrowseFeed(feed: deps.feed, now: deps.now)
-        let feed = FeedController(feed: browse, authenticator: authenticator, categories: resolver, now: deps.now)
+        let feed = FeedController(feed: browse, signedIn: signedIn, categories: resolver, now: deps.now)
         let influencers = InfluencersController(
-            influencers: Influencers(influencers: deps.influencers, feed: browse), authenticator: authenticator, categories: resolver, now: deps.now)
-        let follows = FollowsController(follows: Follows(follows: deps.follows), authenticator: authenticator, now: deps.now)
+            influencers: Influencers(influencers: deps.influencers, feed: browse), signedIn: signedIn, categories: resolver, now: deps.now)
+        let follows = FollowsController(follows: Follows(follows: deps.follows), signedIn: signedIn, now: deps.now)
         let uploads = Uploads(library: deps.media, now: deps.now)
         // Without shared counters (one instance) uploads are counted in this instance's memory.
         let admission = UploadAdmission(library: deps.media, counters: deps.rateLimitCounters ?? LocalRateLimitCounters(),
                                         limits: deps.mediaSettings.limits, now: deps.now)
         let uploadsController = UploadsController(uploads: uploads, admission: admission, settings: deps.mediaSettings,
-                                                  authenticator: authenticator, workers: deps.fileWorkers)
+                                                  signedIn: signedIn, workers: deps.fileWorkers)
         let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes + follows.routes
             + uploadsController.routes
-            + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter), authenticator: authenticator).routes
+            + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter), signedIn: signedIn).routes
             + (deps.ingest.map {
                 IngestController(settings: $0, counters: deps.rateLimitCounters ?? LocalRateLimitCounters(), requests: deps.influencerRequests,
                                  categories: resolver,

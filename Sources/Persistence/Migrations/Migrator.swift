@@ -22,21 +22,28 @@ public struct Migrator: Sendable {
 
     /// Validates the applied history and returns the migrations not applied yet, in order.
     public func pending() async throws -> [Migration] {
-        let migrations = migrations
-        return try await pool.withConnection { connection in
-            // Migrations (and waiting for another instance's) may take longer than requests.
-            try connection.execute("SET statement_timeout = 0")
-            defer { _ = try? connection.execute("RESET statement_timeout") }
-            return try Self.withLock(connection) {
-                try Self.ensureTable(connection)
-                return try Self.pending(migrations, applied: Self.applied(connection))
-            }
-        }
+        try await withHistory { _, pending in pending }
     }
 
     /// Applies every pending migration and returns those it applied (empty when current).
     @discardableResult
     public func migrate() async throws -> [Migration] {
+        try await withHistory { connection, pending in
+            for migration in pending {
+                try connection.transaction { connection in
+                    try connection.execute(script: migration.sql)
+                    try connection.query(
+                        "INSERT INTO schema_migrations (version, file_name, checksum) VALUES ($1, $2, $3)",
+                        [migration.version, migration.fileName, migration.checksum])
+                }
+            }
+            return pending
+        }
+    }
+
+    /// Runs `body` with the pending migrations while holding the migration lock, so that two
+    /// instances starting together apply each migration once.
+    private func withHistory(_ body: @escaping @Sendable (PostgresConnection, [Migration]) throws -> [Migration]) async throws -> [Migration] {
         let migrations = migrations
         return try await pool.withConnection { connection in
             // Migrations (and waiting for another instance's) may take longer than requests.
@@ -44,16 +51,7 @@ public struct Migrator: Sendable {
             defer { _ = try? connection.execute("RESET statement_timeout") }
             return try Self.withLock(connection) {
                 try Self.ensureTable(connection)
-                let pending = try Self.pending(migrations, applied: Self.applied(connection))
-                for migration in pending {
-                    try connection.transaction { connection in
-                        try connection.execute(script: migration.sql)
-                        try connection.query(
-                            "INSERT INTO schema_migrations (version, file_name, checksum) VALUES ($1, $2, $3)",
-                            [migration.version, migration.fileName, migration.checksum])
-                    }
-                }
-                return pending
+                return try body(connection, Self.pending(migrations, applied: Self.applied(connection)))
             }
         }
     }

@@ -8,14 +8,7 @@ import Persistence
 /// database keeps its SHA-256 only.
 extension AdminCommand {
     static func apiKeys(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
-        guard let action = arguments.first else { throw UsageError("api-keys needs create, list or revoke") }
-        let rest = Array(arguments.dropFirst())
-        switch action {
-        case "create": return try await createKey(rest, environment)
-        case "list": return try await listKeys(rest, environment)
-        case "revoke": return try await revokeKey(rest, environment)
-        default: throw UsageError("unknown api-keys action '\(action)' (create, list, revoke)")
-        }
+        try await Actions(command: "api-keys", table: ["create": createKey, "list": listKeys, "revoke": revokeKey]).run(arguments, environment)
     }
 
     private static func createKey(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
@@ -27,7 +20,7 @@ extension AdminCommand {
         guard let scopeText = parsed.option("scope") else { throw UsageError("--scope is required (\(scopes))") }
         guard let scope = ServiceScope(rawValue: scopeText) else { throw UsageError("--scope is one of \(scopes)") }
         let text = ServiceKeyText.prefix(scope) + Base64URL.encode(CryptoPrimitives.randomBytes(32))
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             do {
                 let key = try await PostgresServiceKeyRepository(pool: pool).create(name: name, scope: scope, text: text)
                 CommandLineInterface.printError("created api key \(key.id) '\(key.name)' (scope \(key.scope.rawValue)); "
@@ -44,7 +37,7 @@ extension AdminCommand {
     private static func listKeys(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
         let parsed = try ParsedArguments(arguments, options: ["database-url"])
         _ = try parsed.positionals()
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let keys = try await PostgresServiceKeyRepository(pool: pool).list()
             if keys.isEmpty { CommandLineInterface.printLine("no api keys") }
             for key in keys {
@@ -59,7 +52,7 @@ extension AdminCommand {
     private static func revokeKey(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
         let parsed = try ParsedArguments(arguments, options: ["database-url"])
         let target = try parsed.positionals("<name|id>")[0]
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             guard let key = try await PostgresServiceKeyRepository(pool: pool).revoke(nameOrID: target, at: Date()) else {
                 CommandLineInterface.printError("market09: error: no api key \(target)")
                 return 1

@@ -7,15 +7,9 @@ import Persistence
 /// yet may be approved, rejected or retried, failed ones included.
 extension AdminCommand {
     static func influencerRequests(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
-        guard let action = arguments.first else { throw UsageError("influencer-requests needs list, approve, reject or retry") }
-        let rest = Array(arguments.dropFirst())
-        switch action {
-        case "list": return try await listRequests(rest, environment)
-        case "approve": return try await approveRequest(rest, environment)
-        case "reject": return try await rejectRequest(rest, environment)
-        case "retry": return try await retryRequest(rest, environment)
-        default: throw UsageError("unknown influencer-requests action '\(action)' (list, approve, reject, retry)")
-        }
+        try await Actions(command: "influencer-requests",
+                          table: ["list": listRequests, "approve": approveRequest, "reject": rejectRequest, "retry": retryRequest])
+            .run(arguments, environment)
     }
 
     private static func listRequests(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
@@ -26,7 +20,7 @@ extension AdminCommand {
             return status
         }
         let limit = try parsed.integer("limit", in: 1...10_000, default: 100)
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let page = try await PostgresInfluencerRequestRepository(pool: pool).requests(status: status, offset: 0, limit: limit)
             if page.items.isEmpty { CommandLineInterface.printLine("no influencer requests") }
             for request in page.items { CommandLineInterface.printLine(describe(request)) }
@@ -42,7 +36,7 @@ extension AdminCommand {
         for name in ["profile-pic-url", "external-url"] {
             if let url = parsed.option(name), (try? ProfileRules.url(url, field: name)) == nil { throw UsageError("--\(name) must be an http(s) URL") }
         }
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let requests = PostgresInfluencerRequestRepository(pool: pool)
             guard let request = try await requests.request(idOrUsername: target) else { return notFound(target) }
             let profile = InstagramProfile(username: request.username, fullName: parsed.option("full-name"), biography: parsed.option("biography"),
@@ -63,7 +57,7 @@ extension AdminCommand {
             }
             return reason
         } ?? .rejected
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let requests = PostgresInfluencerRequestRepository(pool: pool)
             guard let request = try await requests.request(idOrUsername: target) else { return notFound(target) }
             guard let failed = try await requests.fail(id: request.id, reason: reason) else { return notProcessing(request) }
@@ -77,7 +71,7 @@ extension AdminCommand {
     private static func retryRequest(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
         let parsed = try ParsedArguments(arguments, options: ["database-url"])
         let target = try parsed.positionals("<id|username>")[0]
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let requests = PostgresInfluencerRequestRepository(pool: pool)
             guard let request = try await requests.request(idOrUsername: target) else { return notFound(target) }
             guard let reopened = try await requests.reopen(id: request.id) else { return alreadyApproved(request) }

@@ -67,7 +67,7 @@ enum AdminCommand {
         guard let email = parsed.option("email") else { throw UsageError("--email is required") }
         guard parsed.flag("password-stdin") else { throw UsageError("--password-stdin is required (passwords never go on the command line)") }
         let password = try await BlockingWork.run(name: "stdin") { readLine(strippingNewline: true) ?? "" }
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let authentication = Authentication(
                 users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool), passwords: PBKDF2PasswordHasher(),
                 attempts: AuthRateLimits(settings: AuthSettings(), counters: nil, now: { Date() }).passwordAttempts,
@@ -85,7 +85,7 @@ enum AdminCommand {
     private static func setRole(_ role: Role, _ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
         let parsed = try ParsedArguments(arguments, options: ["database-url"])
         let user = try parsed.positionals("<email|user-id>")[0]
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             guard try await PostgresAdministration(pool: pool).setRole(role, user: user) else {
                 CommandLineInterface.printError("market09: error: no permanent user \(user)")
                 return 1
@@ -98,7 +98,7 @@ enum AdminCommand {
     private static func listAdmins(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
         let parsed = try ParsedArguments(arguments, options: ["database-url"])
         _ = try parsed.positionals()
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let admins = try await PostgresAdministration(pool: pool).admins()
             if admins.isEmpty { CommandLineInterface.printLine("no admins") }
             for admin in admins {
@@ -111,7 +111,7 @@ enum AdminCommand {
     private static func stats(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
         let parsed = try ParsedArguments(arguments, options: ["database-url"])
         _ = try parsed.positionals()
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             for (label, value) in try await PostgresAdministration(pool: pool).stats(now: Date()) {
                 CommandLineInterface.printLine("\(label) \(value)")
             }
@@ -127,7 +127,7 @@ enum AdminCommand {
         let batchSize = try parsed.integer("batch-size", in: 1...10_000, default: 500)
         let cutoff = Date().addingTimeInterval(-olderThan)
         let since = cutoff.formatted(.iso8601)
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let pruner = PostgresAnonymousUserPruner(pool: pool)
             if parsed.flag("dry-run") {
                 CommandLineInterface.printLine("would delete \(try await pruner.count(inactiveSince: cutoff)) anonymous users inactive since \(since)")
@@ -146,7 +146,7 @@ enum AdminCommand {
         let parsed = try ParsedArguments(arguments, flags: [], options: ["database-url"])
         _ = try parsed.positionals()
         let configuration = try Configuration.fromEnvironment(environment)
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let workers = BoundedWorkers(name: "media", threads: 1, queueLimit: 1)
             let library = FileMediaLibrary(directory: configuration.media.directory, pool: pool, workers: workers, readers: workers)
             let removed = try await Uploads(library: library, now: { Date() }).prune()

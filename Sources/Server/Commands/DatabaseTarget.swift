@@ -37,6 +37,11 @@ struct DatabaseTarget: Sendable {
     /// one line and exit code 1. No statement timeout: a deployment behind PgBouncer puts
     /// the requests' 2 s on the role (deploy/pgbouncer/roles.sql), and a seed, an import or
     /// a prune is not a request (the bulk seed's rebuild failed after 2 s).
+    /// The database a command names: `--database-url`, else DATABASE_URL, else the embedded cluster.
+    static func withPool(_ parsed: ParsedArguments, _ environment: [String: String], _ body: (PostgresPool) async throws -> Int32) async -> Int32 {
+        await withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment, body)
+    }
+
     static func withPool(databaseURL: String?, environment: [String: String], _ body: (PostgresPool) async throws -> Int32) async -> Int32 {
         let logger = Logger(minimumLevel: .warning)
         let dataDirectory = absolute(environment["MARKET09_DATA_DIR"] ?? ".market09")

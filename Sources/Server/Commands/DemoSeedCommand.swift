@@ -10,7 +10,7 @@ enum DemoSeedCommand {
         let parsed = try ParsedArguments(arguments, flags: ["reset"], options: ["seed", "database-url"])
         _ = try parsed.positionals()
         let seed = UInt64(try parsed.integer("seed", in: 0...Int.max, default: 9))
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let hash = try await PBKDF2PasswordHasher().hash("demo-password")
             let report = try await PostgresDemoSeeder(pool: pool).seed(seed: seed, now: Date(), reset: parsed.flag("reset"), passwordHash: hash)
             CommandLineInterface.printLine("""

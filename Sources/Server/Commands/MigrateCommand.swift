@@ -23,7 +23,7 @@ enum MigrateCommand {
         let parsed = try ParsedArguments(arguments, flags: ["dry-run"], options: ["database-url"])
         _ = try parsed.positionals()
         let migrations = try Migration.load(from: Migration.locateDirectory(environment: environment, executablePath: executablePath))
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let migrator = Migrator(pool: pool, migrations: migrations)
             if parsed.flag("dry-run") {
                 let pending = try await migrator.pending()

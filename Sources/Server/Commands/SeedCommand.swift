@@ -40,7 +40,7 @@ enum SeedCommand {
             posts: posts, users: try parsed.integer("users", in: 0...10_000_000, default: 0),
             likes: try parsed.integer("likes", in: 0...200_000_000, default: 0))
         let seed = UInt64(try parsed.integer("seed", in: 0...Int.max, default: 1))
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let progress = ProgressReporter(label: "seed", total: plan.rows)
             try await PostgresBulkSeeder(pool: pool).seed(plan, seed: seed, now: Date()) { progress.update($0) }
             progress.finish()

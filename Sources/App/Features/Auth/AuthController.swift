@@ -6,14 +6,13 @@ import HTTPServer
 /// ID token), upgrade of an anonymous account, logout.
 struct AuthController: Sendable {
     let authentication: Authentication
-    let authenticator: Authenticator
+    let signedIn: AuthenticatedRoutes
     let revocations: SessionRevocations
     let settings: AuthSettings
     let limits: AuthRateLimits
 
     var routes: [Route] {
-        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
-        return [
+        [
             Route("POST", "/auth/anonymous") { request in
                 try await limits.anonymousSignUps.record(limits.clientAddress.of(request))
                 return session(try await authentication.signInAnonymously(), status: 201)
@@ -24,8 +23,8 @@ struct AuthController: Sendable {
                 return session(try await authentication.signUp(email: body.email, password: body.password, nickname: body.nickname), status: 201)
             },
             Route("POST", "/auth/token") { request in try await token(request) },
-            authenticated.route("POST", "/auth/upgrade") { request, principal in try await upgrade(request, principal) },
-            authenticated.route("POST", "/auth/logout") { request, principal in
+            signedIn.route("POST", "/auth/upgrade") { request, principal in try await upgrade(request, principal) },
+            signedIn.route("POST", "/auth/logout") { request, principal in
                 let scopeText = request.body.isEmpty ? nil : try request.decodeBody(LogoutRequest.self).scope
                 guard let scope = LogoutScope(rawValue: scopeText ?? "local") else {
                     throw APIError.invalidBody("scope must be local, global or others", field: "scope")
@@ -71,7 +70,7 @@ struct AuthController: Sendable {
     }
 
     private func session(_ issued: IssuedSession, status: Int = 200) -> HTTPResponse {
-        let (token, expiresAt) = authenticator.accessToken(for: issued, lifetime: settings.accessTokenLifetime)
+        let (token, expiresAt) = signedIn.authenticator.accessToken(for: issued, lifetime: settings.accessTokenLifetime)
         return .json(SessionResponse(accessToken: token, expiresIn: settings.accessTokenLifetime, expiresAt: expiresAt,
                                          refreshToken: issued.refreshToken, user: UserResponse(user: issued.user)), status: status)
     }

@@ -6,29 +6,27 @@ import HTTPServer
 /// `/v1/me/follows`, `/v1/me/schedule`.
 struct FollowsController: Sendable {
     let follows: Follows
-    let authenticator: Authenticator
+    let signedIn: AuthenticatedRoutes
     let now: @Sendable () -> Date
 
     var routes: [Route] {
-        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
-        return [
-            authenticated.permanent("PUT", "/influencers/{id}/follow") { request, user in
+        [
+            signedIn.permanent("PUT", "/influencers/{id}/follow") { request, user in
                 let id = try request.pathID()
                 return .json(FollowResponse(influencerID: id, followed: true,
                                             appFollowersCount: try await follows.follow(InfluencerID(rawValue: id), by: user)))
             },
-            authenticated.permanent("DELETE", "/influencers/{id}/follow") { request, user in
+            signedIn.permanent("DELETE", "/influencers/{id}/follow") { request, user in
                 let id = try request.pathID()
                 return .json(FollowResponse(influencerID: id, followed: false,
                                             appFollowersCount: try await follows.unfollow(InfluencerID(rawValue: id), by: user)))
             },
-            authenticated.route("GET", "/me/follows") { request, viewer in
+            signedIn.route("GET", "/me/follows") { request, viewer in
                 let window = try request.pageWindow()
                 let found = try await follows.followed(by: viewer, page: window.page, limit: window.limit)
-                return .json(InfluencerPageResponse(data: found.items.map(InfluencerResponse.init), total: found.total, page: window.page,
-                                                    limit: window.limit, hasNext: window.hasNext(total: found.total)))
+                return .json(InfluencerPageResponse(found, window: window, item: InfluencerResponse.init))
             },
-            authenticated.route("GET", "/me/schedule") { request, viewer in
+            signedIn.route("GET", "/me/schedule") { request, viewer in
                 let days = try Self.days(request)
                 let grouped = try Self.grouping(request)
                 let window = try request.pageWindow()

@@ -6,31 +6,30 @@ import HTTPServer
 struct MeController: Sendable {
     let profiles: Profiles
     let posts: Posts
-    let authenticator: Authenticator
+    let signedIn: AuthenticatedRoutes
     let revocations: SessionRevocations
     let now: @Sendable () -> Date
 
     var routes: [Route] {
-        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
-        return [
-            authenticated.route("GET", "/me") { _, principal in
+        [
+            signedIn.route("GET", "/me") { _, principal in
                 guard let user = try await profiles.profile(of: principal) else { return .empty(status: 204) }
                 return .json(ProfileResponse(user: user))
             },
-            authenticated.permanent("PATCH", "/me") { request, principal in
+            signedIn.permanent("PATCH", "/me") { request, principal in
                 let body = try request.decodeBody(ProfileUpdateRequest.self)
                 return .json(ProfileResponse(user: try await profiles.update(principal, nickname: body.nickname, profileURL: body.profileURL)))
             },
-            authenticated.route("DELETE", "/me") { _, principal in
+            signedIn.route("DELETE", "/me") { _, principal in
                 try await profiles.delete(principal)
                 revocations.insert([principal.sessionID])
                 return .empty()
             },
-            authenticated.route("GET", "/me/likes") { request, viewer in
+            signedIn.route("GET", "/me/likes") { request, viewer in
                 let window = try request.pageWindow()
                 return .json(PostPageResponse(try await posts.liked(by: viewer, page: window.page, limit: window.limit), window: window, now: now()))
             },
-            authenticated.route("GET", "/me/posts") { request, viewer in
+            signedIn.route("GET", "/me/posts") { request, viewer in
                 let window = try request.pageWindow()
                 return .json(PostPageResponse(try await posts.submitted(by: viewer, page: window.page, limit: window.limit), window: window, now: now()))
             },

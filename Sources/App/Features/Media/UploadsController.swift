@@ -10,13 +10,12 @@ struct UploadsController: Sendable {
     let uploads: Uploads
     let admission: UploadAdmission
     let settings: MediaSettings
-    let authenticator: Authenticator
+    let signedIn: AuthenticatedRoutes
     let workers: BoundedWorkers
 
     var routes: [Route] {
-        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
-        return [
-            authenticated.permanent("POST", "/uploads") { request, user in
+        [
+            signedIn.permanent("POST", "/uploads") { request, user in
                 let media = try await store(request, by: user)
                 return .json(UploadResponse(url: url(of: media), media: media), status: 201)
             }.receiving(reception(admission: { try await admit($0) })),
@@ -33,7 +32,7 @@ struct UploadsController: Sendable {
     /// store's room for the bytes it declares (a body without a length counts as the
     /// largest allowed). `nil`: let the body in.
     func admit(_ request: HTTPRequest) async throws -> HTTPResponse? {
-        let user = try authenticator.principal(for: request).permanent()
+        let user = try signedIn.authenticator.principal(for: request).permanent()
         let largest = settings.maxUploadBytes + MediaSettings.multipartOverhead
         let declared = request.headers["Content-Length"].flatMap(Int.init).map { min(max(0, $0), largest) } ?? largest
         try await admission.admit(user, bytes: declared)

@@ -5,14 +5,13 @@ import HTTPServer
 /// `GET /v1/posts` (the feed) and `GET /v1/categories` (with counts).
 struct FeedController: Sendable {
     let feed: BrowseFeed
-    let authenticator: Authenticator
+    let signedIn: AuthenticatedRoutes
     let categories: CategoryResolver
     let now: @Sendable () -> Date
 
     var routes: [Route] {
-        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
-        return [
-            authenticated.route("GET", "/posts") { request, viewer in
+        [
+            signedIn.route("GET", "/posts") { request, viewer in
                 let query = try await FeedParameters.parse(request, categories: categories, readsHashtag: true)
                 return .json(PostPageResponse(try await feed.page(query, viewer: viewer), query: query, now: now()))
             },

@@ -5,23 +5,21 @@ import HTTPServer
 /// `/v1/influencers`: search, profiles and their posts.
 struct InfluencersController: Sendable {
     let influencers: Influencers
-    let authenticator: Authenticator
+    let signedIn: AuthenticatedRoutes
     let categories: CategoryResolver
     let now: @Sendable () -> Date
 
     var routes: [Route] {
-        let authenticated = AuthenticatedRoutes(authenticator: authenticator)
-        return [
-            authenticated.route("GET", "/influencers") { request, viewer in
+        [
+            signedIn.route("GET", "/influencers") { request, viewer in
                 let window = try request.pageWindow()
                 let found = try await influencers.search(try request.searchTerm(), viewer: viewer, page: window.page, limit: window.limit)
-                return .json(InfluencerPageResponse(data: found.items.map(InfluencerResponse.init), total: found.total, page: window.page,
-                                                        limit: window.limit, hasNext: window.hasNext(total: found.total)))
+                return .json(InfluencerPageResponse(found, window: window, item: InfluencerResponse.init))
             },
-            authenticated.route("GET", "/influencers/{id}") { request, viewer in
+            signedIn.route("GET", "/influencers/{id}") { request, viewer in
                 .json(InfluencerResponse(try await influencers.profile(InfluencerID(rawValue: try request.pathID()), viewer: viewer)))
             },
-            authenticated.route("GET", "/influencers/{id}/posts") { request, viewer in
+            signedIn.route("GET", "/influencers/{id}/posts") { request, viewer in
                 let id = InfluencerID(rawValue: try request.pathID())
                 let query = try await FeedParameters.parse(request, categories: categories)
                 return .json(PostPageResponse(try await influencers.posts(id, query: query, viewer: viewer), query: query, now: now()))

@@ -107,12 +107,19 @@ struct PageResponse<Item: JSONWritable>: JSONWritable {
 /// A page of posts.
 typealias PostPageResponse = PageResponse<PostResponse>
 
+extension PageResponse {
+    /// An offset page of any list: `total` and `has_next` stop where offset pages stop.
+    init<Value>(_ page: Page<Value>, window: PageWindow, item: (Value) -> Item) {
+        self.init(data: page.items.prefix(window.visible).map(item), total: window.reachable(page.total),
+                  page: window.page, limit: window.limit, hasNext: window.hasNext(total: page.total),
+                  totalMatches: page.total > window.reach ? page.total : nil)
+    }
+}
+
 extension PageResponse<PostResponse> {
     /// An offset page of posts.
     init(_ page: Page<Post>, window: PageWindow, now: Date) {
-        self.init(data: page.items.prefix(window.visible).map { PostResponse(post: $0, now: now) }, total: window.reachable(page.total),
-                  page: window.page, limit: window.limit, hasNext: window.hasNext(total: page.total),
-                  totalMatches: page.total > window.reach ? page.total : nil)
+        self.init(page, window: window) { PostResponse(post: $0, now: now) }
     }
 
     /// A page of a post list (the feed, an influencer's posts). Keyset sorts go on with

@@ -54,33 +54,31 @@ enum ImportCommand {
             return 1
         }
 
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             let categories = CategoryResolver(categories: PostgresCategoryRepository(pool: pool))
             var rejects: [(line: Int, reason: String)] = []
             var outcomes: [ImportOutcome] = []
             var lines: [Int] = []
             let importer = PostgresImporter(pool: pool)
-            if kind == "influencers" {
-                var rows: [InfluencerImport] = []
+            // Rows are read first (a rejected one is listed with its line), then merged a
+            // batch at a time; with --atomic nothing is written once any row was refused.
+            func load<Row: Sendable>(batch: Int, line: (Row) -> Int, _ read: (ImportRecord) async throws -> Row,
+                                     _ merge: ([Row]) async throws -> [ImportOutcome]) async throws {
+                var rows: [Row] = []
                 for record in records {
-                    do { rows.append(try await ImportRows.influencer(try record.get(), categories: categories)) } catch { rejects.append(ImportRows.reject(record, error)) }
+                    do { rows.append(try await read(try record.get())) } catch { rejects.append(ImportRows.reject(record, error)) }
                 }
-                if !(atomic && !rejects.isEmpty) {
-                    outcomes = try await inBatches(rows, of: 500, atomic: atomic, kind: kind, rejected: rejects.count) {
-                        try await importer.influencers($0, atomic: atomic, batchSize: 500)
-                    }
-                    lines = rows.map(\.line)
+                guard !(atomic && !rejects.isEmpty) else { return }
+                outcomes = try await inBatches(rows, of: batch, atomic: atomic, kind: kind, rejected: rejects.count, merge)
+                lines = rows.map(line)
+            }
+            if kind == "influencers" {
+                try await load(batch: 500, line: \.line, { try await ImportRows.influencer($0, categories: categories) }) {
+                    try await importer.influencers($0, atomic: atomic, batchSize: 500)
                 }
             } else {
-                var rows: [PostImport] = []
-                for record in records {
-                    do { rows.append(try await ImportRows.post(try record.get(), categories: categories)) } catch { rejects.append(ImportRows.reject(record, error)) }
-                }
-                if !(atomic && !rejects.isEmpty) {
-                    outcomes = try await inBatches(rows, of: 5_000, atomic: atomic, kind: kind, rejected: rejects.count) {
-                        try await importer.posts($0, atomic: atomic, batchSize: 5_000)
-                    }
-                    lines = rows.map(\.line)
+                try await load(batch: 5_000, line: \.line, { try await ImportRows.post($0, categories: categories) }) {
+                    try await importer.posts($0, atomic: atomic, batchSize: 5_000)
                 }
             }
             for (line, outcome) in zip(lines, outcomes) {

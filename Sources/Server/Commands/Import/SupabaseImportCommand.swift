@@ -38,7 +38,7 @@ enum SupabaseImportCommand {
         guard export.tables.values.contains(where: { !$0.isEmpty }) else {
             throw UsageError("\(directory) holds none of users.csv, identities.csv, influencers.csv, posts.csv, likes.csv, follows.csv")
         }
-        let code = await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        let code = await DatabaseTarget.withPool(parsed, environment) { pool in
             let (counts, unlinked) = try await PostgresSupabaseImporter(pool: pool).run(export)
             for count in counts {
                 CommandLineInterface.printLine("\(count.table): \(count.inserted) inserted of \(count.read) read")

@@ -45,7 +45,7 @@ enum SupabaseMediaImportCommand {
             throw UsageError("set MEDIA_BASE_URL (and MEDIA_DIR) as the server has them: rewritten URLs are MEDIA_BASE_URL/media/<name>")
         }
         let media = try Configuration.fromEnvironment(environment).media
-        return await DatabaseTarget.withPool(databaseURL: CommandLineInterface.databaseURL(parsed, environment), environment: environment) { pool in
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
             try await SupabaseMediaImport(pool: pool, export: export, storageURL: storageURL, media: media).run(dryRun: dryRun)
         }
     }
