@@ -1,5 +1,5 @@
 # Sourced by `scripts/cluster bench` and `scripts/compose-direct bench`: the feed, the Top
-# 10 and likes through the balancer, with three instances and with one, reading from the replica
+# 10 and likes (of one post, and spread) through the balancer, with three instances and with one, reading from the replica
 # and from the primary. Loads the bulk dataset once per topology (TOPOLOGY_BENCH_POSTS,
 # default 1,000,000, with a tenth as many users and five likes per post), restarts the
 # instances for each read setting and leaves them as `up` made them.
@@ -56,12 +56,12 @@ topology_bench() { # name
   until [ "$(no_timeout psql -XAtq "$replica_admin_url" -c "SELECT pg_last_wal_replay_lsn() >= '$position'")" = t ]; do sleep 0.5; done
 
   local secret viewer post token
-  secret=$(cat "$state/jwt-secret")
+  secret=$(cat "$state/secrets/jwt-secret")
   viewer=$(no_timeout psql -XAtq "$admin_url" -c "SELECT id FROM users WHERE NOT is_anonymous ORDER BY id OFFSET 1000 LIMIT 1")
   post=$(no_timeout psql -XAtq "$admin_url" -c "SELECT id FROM posts ORDER BY id OFFSET $((posts / 2)) LIMIT 1")
   token=$(python3 "$root/bench/token.py" "$secret" "$viewer")
   mkdir -p "$state/bench"
-  no_timeout python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" > "$state/bench/like.lua"
+  no_timeout python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" > "$state/bench/like_one_post.lua"
   no_timeout python3 "$root/bench/like_lua.py" "$secret" "$admin_url" "$post" --spread > "$state/bench/like_spread.lua"
   trap 'stop_balancer "$state/bench"' EXIT
 
@@ -73,9 +73,9 @@ topology_bench() { # name
     local pids=(); for file in "$state"/market09-*.pid; do pids+=("$(cat "$file")"); done
     for instances in 3 1; do
       local url="http://127.0.0.1:$([ "$instances" = 3 ] && echo "$listen" || echo $((listen + 1)))"
-      # like: 500 users like and unlike one post (its row is the contended resource);
-      # like_spread: each user its own post.
-      for scenario in feed top10 like like_spread; do
+      # like_one_post: 500 users like and unlike one post (a viral post); like_spread:
+      # each user its own post. TOPOLOGY_SCENARIOS picks some (e.g. "like_one_post").
+      for scenario in ${TOPOLOGY_SCENARIOS:-feed top10 like_one_post like_spread}; do
         # Writes go to the primary whatever the reads do: measured once, with the replica.
         [[ "$scenario" = like* ]] && [ "$reads" = primary ] && continue
         local path=/v1/posts?limit=20 script=""

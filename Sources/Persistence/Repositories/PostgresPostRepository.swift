@@ -2,8 +2,9 @@ import Domain
 import Foundation
 import Synchronization
 
-/// ``PostRepository`` and ``LikeRepository`` over `posts` and `likes`. Like counts are
-/// moved by the `likes` triggers in the same transaction as the like rows.
+/// ``PostRepository`` and ``LikeRepository`` over `posts` and `likes`. A like's count moves
+/// in a fold right after its batch commits (migration 0034); every other change of likes
+/// moves it by the `likes` triggers in the same transaction as the like rows.
 public struct PostgresPostRepository: PostRepository, LikeRepository {
     private let pool: PostgresPool
     /// A post and the Top 10: a replica when one is healthy and has the caller's writes.
@@ -20,11 +21,18 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         self.pool = pool
         self.rankings = RankingCache(ttl: top10TTL)
         self.likes = LikeBatches { [pool] post, likes in
+            // A batch's likes and their delta commit (with the standby) holding no post row,
+            // then the count is folded in a transaction that does not wait; a lone like of a
+            // free post counts itself in one statement (migration 0034).
             try await pool.statement(maxAttempts: 5) { connection in
-                try connection.query(sql: """
-                    SELECT set_likes(\(post.rawValue), \("{" + likes.map(\.user.rawValue.uuidString).joined(separator: ",") + "}")::uuid[],
-                                     \("{" + likes.map { $0.liked ? "t" : "f" }.joined(separator: ",") + "}")::boolean[])
-                    """).first!.decode(0, as: Int?.self)
+                let row = try connection.query(sql: """
+                    SELECT counted, value FROM set_likes(
+                        \(post.rawValue), \("{" + likes.map(\.user.rawValue.uuidString).joined(separator: ",") + "}")::uuid[],
+                        \("{" + likes.map { $0.liked ? "t" : "f" }.joined(separator: ",") + "}")::boolean[], \(likes.count == 1))
+                    """).first!
+                guard let counted = try row.decode(0, as: Bool?.self) else { return nil }
+                if counted { return try row.decode(1, as: Int.self) }
+                return try connection.query(sql: "SELECT fold_likes(\(post.rawValue))").first!.decode(0, as: Int?.self)
             }
         }
     }
@@ -163,8 +171,17 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         }
     }
 
+    /// Folds every post's pending like deltas (those a crash or a failover left between a
+    /// batch's commit and its fold); the number of posts folded.
+    public static func foldPendingLikes(_ pool: PostgresPool) async throws -> Int {
+        try await pool.statement { connection in
+            try connection.query("SELECT count(fold_likes(post_id))::int FROM (SELECT DISTINCT post_id FROM post_like_deltas) pending")
+                .first!.decode(0)
+        }
+    }
+
     /// The change and the post's count after it, in the post's next batch of likes
-    /// (``LikeBatches``, `set_likes`, migration 0033): one statement, run again on deadlock.
+    /// (``LikeBatches``, `set_likes` and `fold_likes`, migrations 0033–0034).
     private func setLike(_ post: PostID, by user: UserID, liked: Bool) async throws -> Int {
         do {
             guard let count = try await likes.submit(.init(user: user, liked: liked), to: post) else { throw DomainError.notFound("post") }

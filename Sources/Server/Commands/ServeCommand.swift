@@ -199,6 +199,7 @@ enum ServeCommand {
             try await lifecycle.start("influencer verification", BackgroundJobs.influencerVerification(verification, logger: logger, metrics: metrics,
                                                                                                    leadership: leadership))
         }
+        try await lifecycle.start("like count sweep", BackgroundJobs.likeCountSweep(pool: pool, logger: logger, metrics: metrics, leadership: leadership))
         try await lifecycle.start("media pruning", BackgroundJobs.mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
                                                                metrics: metrics, leadership: leadership))
         let responder = Application.makeResponder(

@@ -47,6 +47,16 @@ enum BackgroundJobs {
         }
     }
 
+    /// Every 5 seconds: like deltas that a crash or a failover left unfolded (a batch of
+    /// likes folds its own right after its commit; migration 0034). Folds queue on the post's
+    /// row with the live ones and count each delta once.
+    static func likeCountSweep(pool: PostgresPool, logger: Logger, metrics: Metrics?, leadership: JobLeadership) -> RepeatingJob {
+        RepeatingJob(name: "like count sweep", interval: .seconds(5), logger: logger, metrics: metrics, leadership: leadership) {
+            let folded = try await PostgresPostRepository.foldPendingLikes(pool)
+            if folded > 0 { logger.info("like counts folded", ["posts": .int(folded)]) }
+        }
+    }
+
     /// Every 10 minutes: uploads nothing has referred to for 24 hours are removed (one
     /// pass at a time even so: the library's advisory lock).
     static func mediaPruning(_ uploads: Uploads, logger: Logger, metrics: Metrics?, leadership: JobLeadership) -> RepeatingJob {

@@ -1,0 +1,105 @@
+import Domain
+import Foundation
+import Persistence
+import TestSupport
+import Testing
+
+/// Likes of a post commit without its row and are counted by folds (migration 0034).
+@Suite struct LikeCountFoldTests {
+    /// Two repositories are two instances: each batches its own callers' likes. Their
+    /// batches share every user and run side by side (no post row between them), yet none
+    /// deadlocks (each takes the users in the same order), every answer includes its
+    /// caller's change, and the count is exact with nothing left to fold.
+    @Test func twoInstancesLikingAndUnlikingTheSameUsersAtOnceEndExact() async throws {
+        let database = try await TestDatabase.migrated()
+        let (post, users) = try await Self.postAndUsers(database.pool, users: 60)
+        let instances = [PostgresPostRepository(pool: database.pool), PostgresPostRepository(pool: database.pool)]
+        // Every user liked by both instances, then the first 20 unliked by both: 40 remain.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, user) in users.enumerated() {
+                for instance in instances { group.addTask { try await instance.like(post: post, by: user) } }
+                if index % 2 == 0 { group.addTask { try await instances[index % 4 == 0 ? 0 : 1].like(post: post, by: user) } }
+            }
+            for try await count in group { #expect((1...60).contains(count)) }
+        }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for user in users.prefix(20) {
+                for instance in instances { group.addTask { try await instance.unlike(post: post, by: user) } }
+            }
+            for try await count in group { #expect((40...59).contains(count)) }
+        }
+        let (count, rows, pending) = try await Self.counts(post, database.pool)
+        #expect(rows == 40)
+        #expect(count == 40)
+        #expect(pending == 0)
+        await database.drop()
+    }
+
+    /// A batch whose server died between its commit and its fold leaves a delta behind:
+    /// the count lags (it never goes beyond the likes) until the sweep folds it, once.
+    @Test func deltasLeftByACrashAreFoldedOnceBySweep() async throws {
+        let database = try await TestDatabase.migrated()
+        let (post, users) = try await Self.postAndUsers(database.pool, users: 3)
+        _ = try await PostgresPostRepository(pool: database.pool).like(post: post, by: users[0])
+        try await database.pool.withConnection { connection in
+            // What the server sends for a batch, without the fold after it.
+            try connection.execute("SELECT set_likes($1, ARRAY[$2::uuid, $3::uuid], ARRAY[true, true], false)",
+                                   [post.rawValue, users[1].rawValue, users[2].rawValue])
+        }
+        #expect(try await Self.counts(post, database.pool) == (1, 3, 1))
+        #expect(try await PostgresPostRepository.foldPendingLikes(database.pool) == 1)
+        #expect(try await Self.counts(post, database.pool) == (3, 3, 0))
+        #expect(try await PostgresPostRepository.foldPendingLikes(database.pool) == 0)
+        #expect(try await Self.counts(post, database.pool) == (3, 3, 0))
+        await database.drop()
+    }
+
+    /// A lone like of a post whose row is taken (by another instance's like of a hot post
+    /// that waits for its standby) does not wait for it: its like and delta commit at once;
+    /// only its fold waits, and its answer then includes it.
+    @Test func aLikeDoesNotWaitForThePostsRow() async throws {
+        let database = try await TestDatabase.migrated()
+        let (post, users) = try await Self.postAndUsers(database.pool, users: 1)
+        let holder = Task {
+            try await database.pool.withConnection { connection in
+                try connection.execute("BEGIN")
+                try connection.execute("SELECT 1 FROM posts WHERE id = $1 FOR NO KEY UPDATE", [post.rawValue])
+                Thread.sleep(forTimeInterval: 1.5)  // a pool thread, not the cooperative pool
+                try connection.execute("COMMIT")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let liking = Task { try await PostgresPostRepository(pool: database.pool).like(post: post, by: users[0]) }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Self.counts(post, database.pool) == (0, 1, 1), "the like waited for the post's row")
+        #expect(try await liking.value == 1)
+        try await holder.value
+        #expect(try await Self.counts(post, database.pool) == (1, 1, 0))
+        await database.drop()
+    }
+
+    private static func postAndUsers(_ pool: PostgresPool, users: Int) async throws -> (PostID, [UserID]) {
+        let ids = (0..<users).map { _ in UUID() }
+        let post = try await pool.transaction { connection in
+            for id in ids { try connection.query("INSERT INTO users (id, is_anonymous) VALUES ($1, false)", [id]) }
+            let influencer = try connection.query("INSERT INTO influencers (username) VALUES ('viral') RETURNING id").first!.decode(0, as: Int.self)
+            return try connection.query("""
+                INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
+                VALUES ($1, '핫딜', 'beauty', now(), now() + interval '3 days') RETURNING id
+                """, [influencer]).first!.decode(0, as: Int.self)
+        }
+        return (PostID(rawValue: post), ids.map(UserID.init))
+    }
+
+    /// The post's count, its like rows and its unfolded deltas.
+    private static func counts(_ post: PostID, _ pool: PostgresPool) async throws -> (count: Int, rows: Int, pending: Int) {
+        try await pool.withConnection { connection in
+            let row = try connection.query("""
+                SELECT likes_count, (SELECT count(*)::int FROM likes WHERE post_id = $1),
+                       (SELECT count(*)::int FROM post_like_deltas WHERE post_id = $1)
+                FROM posts WHERE id = $1
+                """, [post.rawValue]).first!
+            return (try row.decode(0), try row.decode(1), try row.decode(2))
+        }
+    }
+}
