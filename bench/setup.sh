@@ -1,8 +1,12 @@
 # Sourced by bench/run and bench/abuse: installs what the benchmark needs, builds
 # release, starts the benchmark's own PostgreSQL cluster under bench/.data (loading the
-# 1 M-post bulk dataset once), migrates, and starts market09 on port 18090 with the
+# bulk dataset once per size), migrates, and starts market09 on port 18090 with the
 # settings below plus "${server_env[@]}" (set it before sourcing). Everything it starts
 # is stopped on exit.
+#
+# BENCH_POSTS picks the dataset (default 1000000): posts, a tenth as many users and five
+# likes a post, each size in its own database of the one cluster (`bench` holds 1 M, so
+# results before sizes existed still name the same data).
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 scripts/install-deps --bench
@@ -13,7 +17,9 @@ data="$root/bench/.data"; mkdir -p "$data" "$root/bench/results"
 bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
 as_server=(); [ "$(id -u)" -eq 0 ] && { chown postgres:postgres "$data"; as_server=(runuser -u postgres --); }
 socket="$data"
-url="postgresql://market09@${socket//\//%2F}/bench"
+posts="${BENCH_POSTS:-1000000}"
+database=bench; [ "$posts" = 1000000 ] || database="bench_$posts"
+url="postgresql://market09@${socket//\//%2F}/$database"
 secret="bench-secret-0123456789-0123456789-abcdef"
 
 cleanup() {
@@ -30,12 +36,20 @@ fi
 "${as_server[@]}" "$bin/pg_ctl" -D "$data/pg" -l "$data/postgres.log" -w -o "-c listen_addresses='' -c unix_socket_directories='$socket' \
   -c shared_buffers=2GB -c effective_cache_size=8GB -c work_mem=16MB -c jit=off -c max_connections=200 \
   -c synchronous_commit=off -c random_page_cost=1.1" start >/dev/null
-if [ ! -f "$data/loaded" ]; then
-  psql -X -q "postgresql://market09@${socket//\//%2F}/postgres" -c "DROP DATABASE IF EXISTS bench" -c "CREATE DATABASE bench"
+loaded="$data/loaded"; [ "$database" = bench ] || loaded="$data/loaded-$database"
+if [ ! -f "$loaded" ]; then
+  psql -X -q -v ON_ERROR_STOP=1 "postgresql://market09@${socket//\//%2F}/postgres" -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database"
   DATABASE_URL="$url" .build/release/market09 migrate
-  DATABASE_URL="$url" .build/release/market09 seed bulk --posts 1000000 --users 100000 --likes 5000000
+  # The load writes every row once: with the default 1 GB of WAL between checkpoints the
+  # checkpointer took 40 % of a core at 10 M posts (full-page images after each).
+  psql -X -q "$url" -c "ALTER SYSTEM SET max_wal_size = '16GB'" -c "SELECT pg_reload_conf()" >/dev/null
+  started=$(date +%s)
+  DATABASE_URL="$url" .build/release/market09 seed bulk --posts "$posts" --users $((posts / 10)) --likes $((posts * 5))
+  seeded=$(date +%s)
+  psql -X -q "$url" -c "ALTER SYSTEM RESET max_wal_size" -c "SELECT pg_reload_conf()" >/dev/null
   psql -X -q "$url" -c "VACUUM ANALYZE"
-  touch "$data/loaded"
+  # What loading this size cost, for docs/performance.md's data-size table.
+  printf 'seed_seconds=%s\tvacuum_seconds=%s\n' $((seeded - started)) $(($(date +%s) - seeded)) > "$loaded"
 fi
 
 DATABASE_URL="$url" .build/release/market09 migrate >&2
