@@ -128,7 +128,8 @@ def main():
         statuses[r[1]] = statuses.get(r[1], 0) + 1
     times = sorted(r[0] for r in results if 200 <= r[1] < 300)
     with open(out_path, "w") as out:
-        out.write("## Parameter sweep (%d requests, each once after a warm-up; 1 M posts)\n\n" % len(results))
+        posts = psql(url, "SELECT reltuples::bigint FROM pg_class WHERE relname = 'posts'")[0][0]
+        out.write("## Parameter sweep (%d requests, each once after a warm-up; ~%s posts)\n\n" % (len(results), f"{int(posts):,}"))
         out.write("Statuses: %s. 2xx times: median %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms. Outside the target "
                   "(2xx under 100 ms or a 400 naming the parameter): %d.\n\n" % (
                       ", ".join("%d × %d" % (n, s) for s, n in sorted(statuses.items())),
