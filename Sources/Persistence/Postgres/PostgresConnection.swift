@@ -108,7 +108,7 @@ public final class PostgresConnection {
         if mode == .unnamed { return try queryPlannedForValues(sql, parameters) }
         let handle = try openHandle()
         let name = try preparedName(for: sql, parameterCount: parameters.count, handle: handle)
-        let texts = parameters.map(\.postgresText)
+        let texts = parameters.map { $0.postgresText }
         let result = withOptionalCStringArray(texts) { values in
             PQexecPrepared(handle, name, Int32(texts.count), values, nil, nil, 0)
         }
@@ -123,7 +123,7 @@ public final class PostgresConnection {
     @discardableResult
     public func queryPlannedForValues(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
         let handle = try openHandle()
-        let texts = parameters.map(\.postgresText)
+        let texts = parameters.map { $0.postgresText }
         let result = withOptionalCStringArray(texts) { values in
             PQexecParams(handle, sql, Int32(texts.count), nil, values, nil, nil, 0)
         }
