@@ -115,6 +115,7 @@ public struct PostgresBulkSeeder: Sendable {
                     SELECT d.day, p.id, p.category_id, feed_rank(p.id, d.day) FROM posts p JOIN feed_days d ON p.group_buying_end >= d.day_start;
                 UPDATE feed_days SET built_through = NULL;
                 SELECT post_day_counts_rebuild();
+                SELECT post_end_slots_rebuild();
                 -- One statement, whose trigger counts each tag once (migration 0027; counted
                 -- per row, 3 M upserts of ~1,000 rows in one transaction walked each other's
                 -- row versions for over 10 minutes on 1 M posts).
