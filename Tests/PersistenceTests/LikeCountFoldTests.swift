@@ -41,16 +41,29 @@ import Testing
         let database = try await TestDatabase.migrated()
         let (post, users) = try await Self.postAndUsers(database.pool, users: 3)
         _ = try await PostgresPostRepository(pool: database.pool).like(post: post, by: users[0])
-        try await database.pool.withConnection { connection in
-            // What the server sends for a batch, without the fold after it.
-            try connection.execute("SELECT set_likes($1, ARRAY[$2::uuid, $3::uuid], ARRAY[true, true], false)",
-                                   [post.rawValue, users[1].rawValue, users[2].rawValue])
-        }
+        try await Self.unfoldedBatch(post, [users[1], users[2]], liked: true, database.pool)
         #expect(try await Self.counts(post, database.pool) == (1, 3, 1))
         #expect(try await PostgresPostRepository.foldPendingLikes(database.pool) == 1)
         #expect(try await Self.counts(post, database.pool) == (3, 3, 0))
         #expect(try await PostgresPostRepository.foldPendingLikes(database.pool) == 0)
         #expect(try await Self.counts(post, database.pool) == (3, 3, 0))
+        await database.drop()
+    }
+
+    /// A lone like that finds its like already made by another instance's batch (the same
+    /// user tapping twice, each tap on another instance), committed but not yet folded,
+    /// changes nothing itself; its answer still includes that like (and a lone unlike's
+    /// excludes it): it folds the pending deltas it holds the post's row for.
+    @Test func aLoneChangeMadeByAnUnfoldedBatchIsInItsAnswer() async throws {
+        let database = try await TestDatabase.migrated()
+        let (post, users) = try await Self.postAndUsers(database.pool, users: 2)
+        let repository = PostgresPostRepository(pool: database.pool)
+        try await Self.unfoldedBatch(post, [users[0], users[1]], liked: true, database.pool)
+        #expect(try await repository.like(post: post, by: users[0]) == 2, "the answer left out the caller's like")
+        #expect(try await Self.counts(post, database.pool) == (2, 2, 0))
+        try await Self.unfoldedBatch(post, [users[0], users[1]], liked: false, database.pool)
+        #expect(try await repository.unlike(post: post, by: users[1]) == 0, "the answer still had the caller's like")
+        #expect(try await Self.counts(post, database.pool) == (0, 0, 0))
         await database.drop()
     }
 
@@ -89,6 +102,17 @@ import Testing
                 """, [influencer]).first!.decode(0, as: Int.self)
         }
         return (PostID(rawValue: post), ids.map(UserID.init))
+    }
+
+    /// What the server sends for a batch of two or more, without the fold after it (as if
+    /// its server died between the two, or had not reached its fold yet).
+    private static func unfoldedBatch(_ post: PostID, _ users: [UserID], liked: Bool, _ pool: PostgresPool) async throws {
+        try await pool.withConnection { connection in
+            try connection.execute("SELECT set_likes($1, $2::uuid[], $3::boolean[], false)", [
+                post.rawValue, "{" + users.map(\.rawValue.uuidString).joined(separator: ",") + "}",
+                "{" + users.map { _ in liked ? "t" : "f" }.joined(separator: ",") + "}",
+            ])
+        }
     }
 
     /// The post's count, its like rows and its unfolded deltas.
