@@ -53,4 +53,35 @@ import Testing
         #expect(written.count == 5 && written.allSatisfy { $0.hasPrefix("\r") && !$0.dropLast().contains("\n") })
         #expect(written.last == "\rposts: 4/4 rows, 2 rows/s, ETA 0 s\u{1B}[K\n")
     }
+
+    /// Stages after the counted rows (index builds) get a line each once progress is shown,
+    /// and the end says how long it all took.
+    @Test func stagesAfterTheRowsAreNamedWithTheirTime() {
+        let recorder = Recorder()
+        let progress = recorder.reporter(terminal: false, total: 10_000)
+        recorder.advance(6)
+        progress.update(10_000)
+        recorder.advance(30)
+        progress.stage("building 3 indexes")
+        recorder.advance(4)
+        progress.stage("statistics")
+        recorder.advance(1)
+        progress.finish()
+        #expect(recorder.written.withLock { $0 } == [
+            "posts: 10000/10000 rows, 1666 rows/s, ETA 0 s\n",
+            "posts: building 3 indexes (36 s so far)\n",
+            "posts: statistics (40 s so far)\n",
+            "posts: done in 41 s\n",
+        ])
+    }
+
+    @Test func stagesOfShortWorkPrintNothing() {
+        let recorder = Recorder()
+        let progress = recorder.reporter(terminal: false, total: 100)
+        recorder.advance(1)
+        progress.update(100)
+        progress.stage("building 3 indexes")
+        progress.finish()
+        #expect(recorder.written.withLock { $0 }.isEmpty)
+    }
 }

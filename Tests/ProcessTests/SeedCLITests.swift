@@ -155,14 +155,46 @@ import Testing
         }
     }
 
+    /// Every index of the database, by its definition and whether it is valid.
+    private func indexes(_ database: TestDatabase) async throws -> [String] {
+        try await database.pool.withConnection { connection in
+            try connection.query("""
+                SELECT pg_get_indexdef(i.indexrelid) || CASE WHEN i.indisvalid THEN '' ELSE ' (invalid)' END
+                FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' ORDER BY 1
+                """).map { try $0.decode(0) }
+        }
+    }
+
     @Test func bulkSeedingLoadsExactCounts() async throws {
         let database = try await TestDatabase.migrated()
+        let migrated = try await indexes(database)
         let result = try await Market09Process.run(["seed", "bulk", "--posts", "3000", "--users", "400", "--likes", "6000", "--influencers", "50"],
                                                    environment: ["DATABASE_URL": database.url], directory: try directory())
         #expect(result.code == 0, "\(result.output)")
         #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0, "wrong day or end-slot counts": 0,
                                                        "posts outside the window bounds": 0, "follows": 0, "wrong follower counts": 0,
                                                        "hashtags": 9000, "wrong hashtag rows": 0])
+        // The load drops the secondary indexes and builds them after the rows: all are back.
+        #expect(try await indexes(database) == migrated)
+        #expect(migrated.contains { $0.contains("posts_search_grams") })
+        await database.drop()
+    }
+
+    /// A load that fails part-way (here at the likes, the last stream, refused by a
+    /// constraint the test adds) leaves the database as it was: no influencers, users or
+    /// posts of the streams before, and every index in place.
+    @Test func aFailedBulkLoadLeavesTheDatabaseAsItWas() async throws {
+        let database = try await TestDatabase.migrated()
+        let (counts, migrated) = (try await consistency(database), try await indexes(database))
+        _ = try await database.pool.withConnection { try $0.execute("ALTER TABLE likes ADD CONSTRAINT test_no_likes CHECK (post_id < 0) NOT VALID") }
+        let result = try await Market09Process.run(["seed", "bulk", "--posts", "300", "--users", "40", "--likes", "600", "--influencers", "20"],
+                                                   environment: ["DATABASE_URL": database.url], directory: try directory())
+        #expect(result.code == 1)
+        #expect(result.output.contains("test_no_likes"), "\(result.output)")
+        _ = try await database.pool.withConnection { try $0.execute("ALTER TABLE likes DROP CONSTRAINT test_no_likes") }
+        #expect(try await consistency(database) == counts)
+        #expect(try await indexes(database) == migrated)
         await database.drop()
     }
 

@@ -11,7 +11,13 @@ final class ProgressReporter: Sendable {
         var lastLine: Date
         var printed = false
         var lastDone = 0
+        /// When `lastDone` was reported, and what the last line printed showed.
+        var lastUpdate: Date
+        var shownDone: Int?
         var lastRejected: Int?
+        /// The counted part is over: a stage line or the end was printed after it.
+        var counted = false
+        var stages = false
     }
 
     private let label: String
@@ -33,7 +39,7 @@ final class ProgressReporter: Sendable {
         self.now = now
         self.write = write
         self.started = now()
-        self.state = Mutex(State(lastLine: started))
+        self.state = Mutex(State(lastLine: started, lastUpdate: started))
     }
 
     /// `done` of the total are through, `rejected` of them refused (when the work rejects).
@@ -42,9 +48,11 @@ final class ProgressReporter: Sendable {
         let line: String? = state.withLock { state in
             state.lastDone = done
             state.lastRejected = rejected
+            state.lastUpdate = at
             guard at.timeIntervalSince(state.lastLine) >= (terminal ? 0.2 : 5) else { return nil }
             state.lastLine = at
             state.printed = true
+            state.shownDone = done
             return describe(done: done, rejected: rejected, at: at)
         }
         if let line { write(terminal ? "\r" + line + "\u{1B}[K" : line + "\n") }
@@ -55,15 +63,41 @@ final class ProgressReporter: Sendable {
         write("\(label): \(text)\n")
     }
 
-    /// Ends the progress: the last line when any was printed.
+    /// The work moved on to a stage it cannot count (`building 19 indexes`): the counted
+    /// part's last line, then this one with the time so far. Printed when progress is shown
+    /// at all (a terminal, or work that has run 5 s), so a long silence has a name.
+    func stage(_ text: String) {
+        let at = now()
+        let lines: [String] = state.withLock { state in
+            var lines = endCounted(&state)
+            guard terminal || state.printed || at.timeIntervalSince(started) >= 5 else { return lines }
+            state.printed = true
+            state.stages = true
+            lines.append("\(label): \(text) (\(Int(at.timeIntervalSince(started))) s so far)\n")
+            return lines
+        }
+        lines.forEach(write)
+    }
+
+    /// Ends the progress: the last line when any was printed, and the total time after stages.
     func finish() {
         let at = now()
-        let line: String? = state.withLock { state in
-            guard state.printed else { return nil }
-            return describe(done: state.lastDone, rejected: state.lastRejected, at: at)
+        let lines: [String] = state.withLock { state in
+            var lines = endCounted(&state)
+            if state.stages { lines.append("\(label): done in \(Int(at.timeIntervalSince(started))) s\n") }
+            return lines
         }
-        guard let line else { return }
-        write(terminal ? "\r" + line + "\u{1B}[K\n" : line + "\n")
+        lines.forEach(write)
+    }
+
+    /// The counted part's last line (at its last update), once, when any line was printed
+    /// and a log does not already end with it.
+    private func endCounted(_ state: inout State) -> [String] {
+        guard !state.counted else { return [] }
+        state.counted = true
+        guard state.printed, terminal || state.shownDone != state.lastDone else { return [] }
+        let line = describe(done: state.lastDone, rejected: state.lastRejected, at: state.lastUpdate)
+        return [terminal ? "\r" + line + "\u{1B}[K\n" : line + "\n"]
     }
 
     private func describe(done: Int, rejected: Int?, at: Date) -> String {

@@ -9,9 +9,10 @@ enum SeedCommand {
         Usage: market09 seed bulk --posts N --users N --likes N [--influencers N] [--seed N] [--database-url URL]
                market09 seed demo [--seed N] [--reset] [--database-url URL]
 
-        bulk  The benchmark dataset, streamed with COPY; triggers are off during the load and
-              counters are rebuilt at the end. Use a fresh database. Shows a progress bar on a
-              terminal and progress lines otherwise.
+        bulk  The benchmark dataset, streamed with COPY in one transaction (a failed load
+              leaves nothing); triggers are off during the load, counters are rebuilt and
+              secondary indexes built at the end. Use a fresh database. Shows a progress bar
+              on a terminal and progress lines otherwise, then each step after the rows.
         demo  A realistic dataset for trying the app (see the README).
         """
 
@@ -42,7 +43,8 @@ enum SeedCommand {
         let seed = UInt64(try parsed.integer("seed", in: 0...Int.max, default: 1))
         return await DatabaseTarget.withPool(parsed, environment) { pool in
             let progress = ProgressReporter(label: "seed", total: plan.rows)
-            try await PostgresBulkSeeder(pool: pool).seed(plan, seed: seed, now: Date()) { progress.update($0) }
+            try await PostgresBulkSeeder(pool: pool).seed(plan, seed: seed, now: Date(), progress: { progress.update($0) },
+                                                          stage: { progress.stage($0) })
             progress.finish()
             CommandLineInterface.printLine("seeded \(plan.influencers) influencers, \(plan.posts) posts, \(plan.users) users, \(plan.likes) likes")
             return 0
