@@ -150,7 +150,7 @@ public enum Application {
                                      readYourWrites: ReadYourWrites? = nil) -> RoutingResponder {
         let contract = docs?.routes ?? []
         return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + contract, cors: cors,
-                                logger: logger, gzipLevel: gzipLevel, middleware: readYourWrites.map { [$0] } ?? [],
+                                logger: logger, gzipLevel: gzipLevel, middleware: [AbandonedReads()] + (readYourWrites.map { [$0] } ?? []),
                                 errors: ErrorResponses(logger: logger), trustedProxies: auth.trustedProxies)
     }
 }

@@ -7,6 +7,8 @@ public enum StoreUnavailable: Sendable, Equatable {
     case timedOut
     /// The store cannot be reached (or is shutting down).
     case unreachable
+    /// The work was not done: its client left before it reached the store.
+    case clientGone
 }
 
 /// An error of a store, telling whether the store was unavailable.

@@ -29,6 +29,8 @@ enum ServerMetrics {
             text.sample("market09_db_statement_timeouts_total", [:], Double(totals.statementTimeouts))
             text.family("market09_db_pool_queue_timeouts_total", type: "counter", help: "Jobs refused after waiting too long for a pool thread (503 database_busy).")
             text.sample("market09_db_pool_queue_timeouts_total", [:], Double(totals.queueTimeouts))
+            text.family("market09_db_pool_clients_gone_total", type: "counter", help: "Reads not run because their client left while they waited for a pool thread.")
+            text.sample("market09_db_pool_clients_gone_total", [:], Double(totals.clientsGone))
         }
         metrics.addCollector { text in
             text.gauge("market09_build_info", help: "The running build (always 1).", 1, ["version": version])

@@ -363,3 +363,59 @@ import Workers
         await harness.stop()
     }
 }
+
+/// A read whose client closed its connection learns it (through ``AbandonedReads`` and the
+/// engine's peek of the socket), so the pool can skip it; a write never does.
+@Suite struct AbandonedReadTests {
+    /// Polls the task's ``ClientPresence`` for up to 3 s: whether the client was seen gone.
+    private static func waitForLeave() async -> Bool? {
+        guard let presence = ClientPresence.current else { return nil }
+        for _ in 0..<150 {
+            if presence.hasLeft() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    @Test func aReadSeesItsClientLeaveAndOneStillConnectedDoesNot() async throws {
+        let seen = Mutex<[String: Bool?]>([:])
+        let logs = LogCapture()
+        let routes = [
+            Route("GET", "/wait") { _ in
+                let left = await Self.waitForLeave()
+                seen.withLock { $0["GET /wait"] = left }
+                return .json(["left": left ?? false])
+            },
+            Route("POST", "/wait") { _ in
+                seen.withLock { $0["POST /wait"] = .some(ClientPresence.current?.hasLeft()) }
+                return .json(["ok": true])
+            },
+            Route("GET", "/now") { _ in .json(["left": ClientPresence.current?.hasLeft() ?? true]) },
+        ]
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        let server = MicroHTTPServer(configuration: configuration,
+                                     responder: RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger,
+                                                                 middleware: [AbandonedReads()]),
+                                     logger: logs.logger)
+        try server.start()
+        let port = server.port
+        // A connected client: the read sees it there.
+        let connected = try await RawHTTPClient.request("GET", "/now", port: port)
+        #expect(String(decoding: connected.body, as: UTF8.self) == #"{"left":false}"#)
+        // A client that sends its read and closes: the handler sees it leave.
+        try await BlockingWork.run {
+            let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 2)
+            _ = "GET /wait HTTP/1.1\r\nHost: x\r\n\r\n".withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            Thread.sleep(forTimeInterval: 0.2)
+            close(descriptor)
+        }
+        for _ in 0..<200 where seen.withLock({ $0["GET /wait"] == nil }) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(seen.withLock { $0["GET /wait"] } == .some(.some(true)))
+        // A write is never offered the choice.
+        let write = try await RawHTTPClient.request("POST", "/wait", port: port)
+        #expect(write.status == 200)
+        #expect(seen.withLock { $0["POST /wait"] } == .some(.none))
+        await server.shutdown(gracePeriod: .seconds(2))
+    }
+}

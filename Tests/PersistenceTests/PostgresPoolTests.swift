@@ -3,8 +3,37 @@ import Persistence
 import Synchronization
 import TestSupport
 import Testing
+import Workers
 
 @Suite struct PostgresPoolTests {
+    /// A job whose client has left by the time it reaches a connection is not run: it
+    /// fails `clientGone` and is counted; one whose client is there runs as before.
+    @Test func aJobWhoseClientLeftWhileItWaitedIsNotRun() async throws {
+        let database = try await TestDatabase.migrated()
+        let pool = PostgresPool(.init(url: database.url, size: 1))
+        let ran = Mutex(0)
+        // The one connection is held while the job queues; the client leaves meanwhile.
+        let left = Mutex(false)
+        async let holder: Void = pool.withConnection { _ in Thread.sleep(forTimeInterval: 0.3) }
+        try await Task.sleep(for: .milliseconds(50))
+        async let queued: Result<Int, any Error> = ClientPresence.$current.withValue(ClientPresence { left.withLock { $0 } }) {
+            do { return .success(try await pool.withConnection { _ in ran.withLock { $0 += 1; return $0 } }) } catch { return .failure(error) }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        left.withLock { $0 = true }
+        _ = try await holder
+        let result = await queued
+        guard case .failure(let error as PostgresError) = result else { Issue.record("the job ran: \(result)"); return }
+        #expect(error.code == .clientGone)
+        #expect(ran.withLock { $0 } == 0)
+        #expect(pool.statistics().totals.clientsGone == 1)
+        // A client still there: its job runs.
+        let value = try await ClientPresence.$current.withValue(ClientPresence { false }) { try await pool.withConnection { _ in 7 } }
+        #expect(value == 7)
+        await pool.close()
+        await database.drop()
+    }
+
     @Test func parallelQueriesRunOnEveryConnectionAtOnce() async throws {
         let database = try await TestDatabase.migrated()
         // A gate: a separate session holds an exclusive advisory lock; every job waits for

@@ -31,6 +31,10 @@ public struct ErrorResponses: ErrorMapping {
             var response = HTTPResponse.error(status: 503, code: "query_timeout", message: "The request took too long and was stopped; narrow it or retry shortly.")
             response.headers.add("Retry-After", "1")
             return response
+        case let error as any StoreError where error.unavailable == .clientGone:
+            // Nobody reads it (the connection is closed); the access log records 499, as
+            // nginx names a request its client closed.
+            return .error(status: 499, code: "client_gone", message: "The client closed the connection before the answer.")
         case let error as any StoreError where error.unavailable == .unreachable:
             logger.warning("database unavailable", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])
             return .error(status: 503, code: "database_unavailable", message: "The database is not reachable; retry shortly.")

@@ -34,7 +34,26 @@ extension MicroHTTPServer {
         var request = HTTPRequest(method: exchange.method, path: exchange.path, query: query, headers: headers,
                                   body: exchange.body, requestID: exchange.requestID, remoteAddress: remote)
         request.bodyFile = exchange.spool.map { SpooledFile(path: $0.path, bytes: $0.bytes) }
+        request.clientHasLeft = { [weak self] in self?.clientHasLeft(exchange) ?? true }
         return request
+    }
+
+    /// Whether the peer of a dispatched exchange has closed its side: a peek of one byte
+    /// that reads end-of-file (or a reset). A suspended connection is not watched by
+    /// libmicrohttpd, so without asking, a request whose client left runs to the end.
+    /// Under the state lock and only while the exchange is in flight: its completion (after
+    /// which the socket may be closed and its number reused) takes the same lock first.
+    func clientHasLeft(_ exchange: Exchange) -> Bool {
+        state.withLock { state in
+            guard !state.stopped, state.inFlight[ObjectIdentifier(exchange)] != nil else { return true }
+            let socket = market09_connection_fd(exchange.connection)
+            guard socket >= 0 else { return false }
+            var byte: UInt8 = 0
+            let read = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if read > 0 { return false }
+            if read == 0 { return true }
+            return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+        }
     }
 
     func dispatch(_ exchange: Exchange, _ work: @escaping @Sendable () async -> HTTPResponse) {

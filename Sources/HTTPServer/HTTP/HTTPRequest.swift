@@ -21,6 +21,9 @@ public struct HTTPRequest: Sendable {
     public var requestID: String
     /// The socket peer's address, when known.
     public var remoteAddress: String?
+    /// Whether the client has closed its connection while the request is being answered
+    /// (a non-blocking peek of the socket; always `false` for a request made without one).
+    public var clientHasLeft: @Sendable () -> Bool = { false }
 
     /// Creates a request; tests use it to call the application without a socket.
     public init(

@@ -9,7 +9,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case uniqueViolation, foreignKeyViolation, checkViolation, notNullViolation
-            case serializationFailure, deadlockDetected, connectionFailure, poolClosed, poolTimeout, queryTimeout
+            case serializationFailure, deadlockDetected, connectionFailure, poolClosed, poolTimeout, queryTimeout, clientGone
             case decoding, other
         }
         private let base: Base
@@ -33,6 +33,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         public static let poolClosed = Code(.poolClosed)
         /// The work waited too long in the pool's queue and was not run.
         public static let poolTimeout = Code(.poolTimeout)
+        /// The work waited in the pool's queue for a client that has since left, and was
+        /// not run (``ClientPresence``).
+        public static let clientGone = Code(.clientGone)
         /// The statement ran longer than the session's `statement_timeout` (57014).
         public static let queryTimeout = Code(.queryTimeout)
         /// A column value could not be decoded into the requested Swift type.
@@ -95,6 +98,7 @@ extension PostgresError: StoreError {
     public var unavailable: StoreUnavailable? {
         switch code {
         case .poolTimeout: .busy
+        case .clientGone: .clientGone
         case .queryTimeout: .timedOut
         case .connectionFailure, .poolClosed: .unreachable
         default: nil

@@ -58,6 +58,12 @@ final class JobQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The error of a job not run because its client left, counted.
+    func clientGone() -> PostgresError {
+        count(\.clientsGone)
+        return PostgresError(code: .clientGone, message: "the client left while its read waited for a database connection")
+    }
+
     /// `result`, after counting it if it is a statement timeout.
     func counted<T>(_ result: Result<T, any Error>) -> Result<T, any Error> {
         if case .failure(let error as PostgresError) = result, error.code == .queryTimeout { count(\.statementTimeouts) }

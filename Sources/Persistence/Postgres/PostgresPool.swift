@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Workers
 
 /// A fixed set of PostgreSQL connections, each owned by one thread of the pool.
 ///
@@ -83,14 +84,22 @@ public final class PostgresPool: Sendable {
                 queue.count(\.queueTimeouts)
                 throw PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection")
             }
+            if ClientPresence.clientHasLeft { throw queue.clientGone() }
             return try queue.counted(Self.run(body, on: &worker.connection, configuration: configuration)).get()
         }
+        let presence = ClientPresence.current
         return try await withCheckedThrowingContinuation { continuation in
             let enqueued = ContinuousClock.now
             let accepted = queue.enqueue { [queue] worker, configuration in
                 guard ContinuousClock.now - enqueued <= configuration.maxQueueWait else {
                     queue.count(\.queueTimeouts)
                     continuation.resume(throwing: PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection"))
+                    return
+                }
+                // Asked when the job reaches its connection, not when it is queued: the wait
+                // is where a client gives up.
+                if presence?.hasLeft() == true {
+                    continuation.resume(throwing: queue.clientGone())
                     return
                 }
                 continuation.resume(with: queue.counted(Self.run(body, on: &worker.connection, configuration: configuration)))

@@ -23,6 +23,8 @@ extension PostgresPool {
             public var statementTimeouts = 0
             /// Jobs refused because they waited longer than `maxQueueWait` for a thread.
             public var queueTimeouts = 0
+            /// Reads not run because their client had left while they waited for a thread.
+            public var clientsGone = 0
 
             mutating func recordWait(_ wait: Duration) {
                 let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
