@@ -18,7 +18,4 @@ public struct ClientPresence: Sendable {
     /// always run). A struct, not the bare closure: a task-local of function type crashed
     /// the release build in `swift_task_localValuePush` (Swift 6.3) on the first request.
     @TaskLocal public static var current: ClientPresence?
-
-    /// Whether the current task's client is known to have left.
-    public static var clientHasLeft: Bool { current?.hasLeft() ?? false }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Workers
 
 /// The pool's work queue: a FIFO of jobs guarded by one condition variable.
 ///
@@ -58,10 +59,19 @@ final class JobQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The error of a job not run because its client left, counted.
-    func clientGone() -> PostgresError {
-        count(\.clientsGone)
-        return PostgresError(code: .clientGone, message: "the client left while its read waited for a database connection")
+    /// Why a job that reached its connection must not run, counted, or nil to run it: it
+    /// waited longer than `maxWait`, or its client left. Asked when the job reaches its
+    /// connection, not when it is queued: the wait is where a client gives up.
+    func refusal(enqueuedAt enqueued: ContinuousClock.Instant, maxWait: Duration, presence: ClientPresence?) -> PostgresError? {
+        if ContinuousClock.now - enqueued > maxWait {
+            count(\.queueTimeouts)
+            return PostgresError(code: .poolTimeout, message: "waited more than \(maxWait) for a database connection")
+        }
+        if presence?.hasLeft() == true {
+            count(\.clientsGone)
+            return PostgresError(code: .clientGone, message: "the client left while its read waited for a database connection")
+        }
+        return nil
     }
 
     /// `result`, after counting it if it is a statement timeout.

@@ -80,26 +80,17 @@ public final class PostgresPool: Sendable {
             // Already on one of this pool's threads (a task that prefers the pool as its
             // executor): use its connection right here, no hop. The task's wait in the
             // queue counts as the job's.
-            guard ContinuousClock.now - worker.taskEnqueuedAt <= configuration.maxQueueWait else {
-                queue.count(\.queueTimeouts)
-                throw PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection")
+            if let refusal = queue.refusal(enqueuedAt: worker.taskEnqueuedAt, maxWait: configuration.maxQueueWait, presence: ClientPresence.current) {
+                throw refusal
             }
-            if ClientPresence.clientHasLeft { throw queue.clientGone() }
             return try queue.counted(Self.run(body, on: &worker.connection, configuration: configuration)).get()
         }
         let presence = ClientPresence.current
         return try await withCheckedThrowingContinuation { continuation in
             let enqueued = ContinuousClock.now
             let accepted = queue.enqueue { [queue] worker, configuration in
-                guard ContinuousClock.now - enqueued <= configuration.maxQueueWait else {
-                    queue.count(\.queueTimeouts)
-                    continuation.resume(throwing: PostgresError(code: .poolTimeout, message: "waited more than \(configuration.maxQueueWait) for a database connection"))
-                    return
-                }
-                // Asked when the job reaches its connection, not when it is queued: the wait
-                // is where a client gives up.
-                if presence?.hasLeft() == true {
-                    continuation.resume(throwing: queue.clientGone())
+                if let refusal = queue.refusal(enqueuedAt: enqueued, maxWait: configuration.maxQueueWait, presence: presence) {
+                    continuation.resume(throwing: refusal)
                     return
                 }
                 continuation.resume(with: queue.counted(Self.run(body, on: &worker.connection, configuration: configuration)))
