@@ -80,7 +80,7 @@ public final class PostgresPool: Sendable {
             // Already on one of this pool's threads (a task that prefers the pool as its
             // executor): use its connection right here, no hop. The task's wait in the
             // queue counts as the job's.
-            if let refusal = queue.refusal(enqueuedAt: worker.taskEnqueuedAt, maxWait: configuration.maxQueueWait, presence: ClientPresence.current) {
+            if let refusal = queue.refusal(enqueuedAt: worker.taskEnqueuedAt, maxWait: configuration.maxQueueWait, presence: { ClientPresence.current }) {
                 throw refusal
             }
             return try queue.counted(Self.run(body, on: &worker.connection, configuration: configuration)).get()
@@ -89,7 +89,7 @@ public final class PostgresPool: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             let enqueued = ContinuousClock.now
             let accepted = queue.enqueue { [queue] worker, configuration in
-                if let refusal = queue.refusal(enqueuedAt: enqueued, maxWait: configuration.maxQueueWait, presence: presence) {
+                if let refusal = queue.refusal(enqueuedAt: enqueued, maxWait: configuration.maxQueueWait, presence: { presence }) {
                     continuation.resume(throwing: refusal)
                     return
                 }
