@@ -61,13 +61,18 @@ env DATABASE_URL="$url" JWT_SECRET="$secret" PORT=18090 METRICS_PORT=19090 DATAB
   HTTP_THREADS="${HTTP_THREADS:-2}" RATE_LIMIT_TOKEN_PER_5_MINUTES=1000000 UPLOADS_PER_HOUR=1000000 UPLOAD_BYTES_PER_DAY=2000000000000 MAX_CONNECTIONS_PER_ADDRESS=0 "${server_env[@]}" \
   .build/release/market09 serve 2>"$data/server.log" &
 server_pid=$!
-# Ready once its first feed pass has built today's and tomorrow's order: ~1 s at 1 M posts,
-# 184 s on a just-loaded 10 M database (the old 20 s wait left the bench's first curl failing).
-for i in $(seq 1 3000); do
-  curl -sf localhost:18090/ready >/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "bench: market09 exited; see $data/server.log" >&2; exit 1; }
-  [ "$i" = 3000 ] && { echo "bench: market09 not ready after 600 s; see $data/server.log" >&2; exit 1; }
-  [ "$i" = 100 ] && echo "bench: waiting for market09's first feed pass (a just-loaded large database takes minutes)" >&2
-  sleep 0.2
-done
+# wait_ready PID PORT LOG: until the server on PORT answers /ready, while PID lives. Ready
+# once its first feed pass has built today's and tomorrow's order: ~1 s at 1 M posts, 184 s
+# on a just-loaded 10 M database (the old 20 s wait left the bench's first curl failing).
+wait_ready() {
+  local i
+  for i in $(seq 1 3000); do
+    curl -sf "localhost:$2/ready" >/dev/null && return 0
+    kill -0 "$1" 2>/dev/null || { echo "bench: market09 (port $2) exited; see $3" >&2; exit 1; }
+    [ "$i" = 100 ] && echo "bench: waiting for market09's first feed pass on port $2 (a just-loaded large database takes minutes)" >&2
+    sleep 0.2
+  done
+  echo "bench: market09 (port $2) not ready after 600 s; see $3" >&2; exit 1
+}
+wait_ready "$server_pid" 18090 "$data/server.log"
 
