@@ -2,9 +2,11 @@ import Foundation
 
 /// Writes one JSON object per line to standard error.
 ///
-/// Lines are built in memory and written with a single `write(2)`, so lines from
-/// different threads never interleave. Writing is synchronous; the access log is written
-/// from the HTTP engine's threads, never from the cooperative pool.
+/// Lines are built in memory and each goes to standard error whole, so lines from
+/// different threads never interleave. Writing is synchronous: a line is written before
+/// `log` returns, or, for a logger made with `holdingInfoLines`, `info` and `debug` lines
+/// are held for up to 20 ms and written together (``LineWriter``). The access log is
+/// written from the HTTP engine's threads, never from the cooperative pool.
 public struct Logger: Sendable {
     /// Severity, ordered from most to least verbose.
     public enum Level: Int, Sendable, Comparable, CaseIterable {
@@ -46,17 +48,24 @@ public struct Logger: Sendable {
     /// Where lines go; `nil`: standard error, written from the line's bytes as built (no
     /// `String` in between: two copies of every access-log line saved).
     private let sink: (@Sendable (String) -> Void)?
+    /// Whether `info` and `debug` lines to standard error may wait up to 20 ms for company.
+    private let holdsInfoLines: Bool
 
-    /// A logger writing to standard error.
-    public init(minimumLevel: Level) {
+    /// A logger writing to standard error. With `holdingInfoLines`, `info` and `debug`
+    /// lines are held up to 20 ms and written in one `write(2)` with the lines after them
+    /// (a crash loses at most the last 20 ms of them); `warning` and `error` lines are
+    /// written at once, after everything held.
+    public init(minimumLevel: Level, holdingInfoLines: Bool = false) {
         self.minimumLevel = minimumLevel
         self.sink = nil
+        self.holdsInfoLines = holdingInfoLines
     }
 
     /// A logger handing each line to `sink` (tests capture lines this way).
     public init(minimumLevel: Level, sink: @escaping @Sendable (String) -> Void) {
         self.minimumLevel = minimumLevel
         self.sink = sink
+        self.holdsInfoLines = false
     }
 
     /// Logs `message` with `fields` when `level` is enabled.
@@ -78,24 +87,17 @@ public struct Logger: Sendable {
         }
         if let sink {
             sink(String(decoding: json.bytes, as: UTF8.self))
+        } else if holdsInfoLines && level <= .info {
+            LineWriter.standardError.hold(json.bytes)
         } else {
-            Self.writeLine(json.bytes)
+            LineWriter.standardError.write(json.bytes)
         }
     }
 
-    /// Writes `bytes` and a newline to standard error with one `write(2)` (a line never
-    /// interleaves with another thread's).
-    private static func writeLine(_ bytes: [UInt8]) {
-        var bytes = bytes
-        bytes.append(UInt8(ascii: "\n"))
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+    /// Writes every held line to standard error before returning (the process does this
+    /// itself when it exits).
+    public static func flush() {
+        LineWriter.standardError.flush()
     }
 
     /// Logs at `info`.

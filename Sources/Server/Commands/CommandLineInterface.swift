@@ -87,6 +87,7 @@ public enum CommandLineInterface {
     }
 
     static func printError(_ text: String) {
+        Logger.flush() // after the log lines it follows
         FileHandle.standardError.write(Data((text.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
     }
 

@@ -131,7 +131,8 @@ enum ServeCommand {
             // an operator reading a terminal still sees the reason in `error`.
             return startUpFailed(error, logger: Logger(minimumLevel: .info))
         }
-        let logger = Logger(minimumLevel: configuration.logLevel)
+        // The access log's lines wait up to 20 ms for company: one `write(2)` for many.
+        let logger = Logger(minimumLevel: configuration.logLevel, holdingInfoLines: true)
         // Watched before anything starts: a SIGTERM during start-up is kept, not lost.
         let shutdown = ShutdownSignal()
         logger.info("starting", ["pid": .int(Int(getpid()))])
