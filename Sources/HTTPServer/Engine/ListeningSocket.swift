@@ -58,20 +58,23 @@ public enum ListeningSocket {
 
     /// The numeric address of a peer, e.g. `127.0.0.1` or `::1`.
     static func describe(_ address: UnsafePointer<sockaddr>) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
-                var raw = ipv4.pointee.sin_addr
-                return inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)).map { String(cString: $0) }
+        // On the stack: this runs for every request (its array was 1 % of /health's CPU).
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { buffer in
+            let size = socklen_t(buffer.count)
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                    var raw = ipv4.pointee.sin_addr
+                    return inet_ntop(AF_INET, &raw, buffer.baseAddress, size).map { String(cString: $0) }
+                }
+            case AF_INET6:
+                return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                    var raw = ipv6.pointee.sin6_addr
+                    return inet_ntop(AF_INET6, &raw, buffer.baseAddress, size).map { String(cString: $0) }
+                }
+            default:
+                return nil
             }
-        case AF_INET6:
-            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
-                var raw = ipv6.pointee.sin6_addr
-                return inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count)).map { String(cString: $0) }
-            }
-        default:
-            return nil
         }
     }
 }

@@ -43,7 +43,9 @@ public struct ClientAddress: Sendable {
     /// IPv4; anything unparseable as it is (bounded by the header limits).
     public static func canonical(_ text: String) -> String {
         var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return format(AF_INET, withUnsafeBytes(of: v4) { Array($0) }) }
+        // glibc's inet_pton takes IPv4 only as four decimal parts without leading zeros:
+        // what it accepts is already the one spelling (the socket peer's every request).
+        if inet_pton(AF_INET, text, &v4) == 1 { return text }
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return text }
         let bytes = withUnsafeBytes(of: v6) { Array($0) }

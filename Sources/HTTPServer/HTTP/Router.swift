@@ -18,6 +18,10 @@ public struct Router: Sendable {
     }
 
     private let root: Node
+    /// The nodes of paths without captures, by the path as written (`/health`, `/v1/me`):
+    /// one hash lookup instead of splitting the path (the split and the walk were 5 % of
+    /// `/health`'s server CPU). The tree would find the same node: a literal wins.
+    private let literalPaths: [String: Node]
 
     /// Creates a router over `routes`. Two routes for one method and path are a programming
     /// error.
@@ -25,18 +29,33 @@ public struct Router: Sendable {
         let root = Builder()
         for route in routes { root.add(route) }
         self.root = root.frozen()
+        var literalPaths: [String: Node] = [:]
+        func collect(_ node: Node, _ path: String) {
+            if !node.routes.isEmpty { literalPaths[path.isEmpty ? "/" : path] = node }
+            for (segment, next) in node.literals { collect(next, path + "/" + segment) }
+        }
+        collect(self.root, "")
+        self.literalPaths = literalPaths
     }
 
     /// Looks up `method` and `path`.
     public func match(method: String, path: String) -> Match {
+        let lookupMethod = method == "HEAD" ? "GET" : method
+        if let node = literalPaths[path] {
+            if let route = node.routes.first(where: { $0.method == lookupMethod }) { return .found(route, parameters: [:]) }
+            return Self.methodNotAllowed(node)
+        }
         var segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
         // "/v1/categories/" names the same resource as "/v1/categories"; "/v1//categories" none.
         if segments.last == "" { segments.removeLast() }
         guard path.hasPrefix("/"), !segments.contains(where: \.isEmpty), let node = root.find(segments[...]) else { return .notFound }
-        let lookupMethod = method == "HEAD" ? "GET" : method
         if let route = node.routes.first(where: { $0.method == lookupMethod }), let parameters = route.pattern.match(segments) {
             return .found(route, parameters: parameters)
         }
+        return Self.methodNotAllowed(node)
+    }
+
+    private static func methodNotAllowed(_ node: Node) -> Match {
         var allowed = node.routes.map(\.method)
         if allowed.contains("GET") { allowed.append("HEAD") }
         allowed.append("OPTIONS")

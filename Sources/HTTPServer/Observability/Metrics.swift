@@ -118,8 +118,10 @@ public final class Metrics: Sendable {
 
     /// `value` when it is at most 64 of a–z, A–Z, 0–9 and `extra`, else `other`: what the
     /// server itself names (routes, codes, jobs) always is.
-    public static func labelValue(_ value: String, allowing extra: String) -> String {
-        let allowed = Set(extra.utf8)
+    public static func labelValue(_ value: String, allowing extra: StaticString) -> String {
+        // `extra` is a few ASCII bytes: scanned in place (a `Set` of them was built per
+        // request, per label).
+        let allowed = UnsafeBufferPointer(start: extra.utf8Start, count: extra.utf8CodeUnitCount)
         let fits = (1...64).contains(value.utf8.count) && value.utf8.allSatisfy {
             (97...122).contains($0) || (65...90).contains($0) || (48...57).contains($0) || allowed.contains($0)
         }
