@@ -29,7 +29,7 @@ enum ServerMetrics {
             text.sample("market09_db_statement_timeouts_total", [:], Double(totals.statementTimeouts))
             text.family("market09_db_pool_queue_timeouts_total", type: "counter", help: "Jobs refused after waiting too long for a pool thread (503 database_busy).")
             text.sample("market09_db_pool_queue_timeouts_total", [:], Double(totals.queueTimeouts))
-            text.family("market09_db_pool_clients_gone_total", type: "counter", help: "Reads not run because their client left while they waited for a pool thread.")
+            text.family("market09_db_pool_clients_gone_total", type: "counter", help: "Reads not run because their client left while they waited (at least 50 ms) for a pool thread.")
             text.sample("market09_db_pool_clients_gone_total", [:], Double(totals.clientsGone))
         }
         metrics.addCollector { text in

@@ -56,6 +56,9 @@ final class Exchange: @unchecked Sendable {
     /// a trusted proxy), the user when known, the first 256 bytes of `User-Agent`, and
     /// the response body's size.
     var client: String?
+    /// The socket peer's address, described once per request (the request and the log's
+    /// first guess at ``client`` both use it).
+    var peer: String?
     var user: String?
     var userAgent: String?
     var bytes = 0

@@ -30,11 +30,14 @@ extension MicroHTTPServer {
         ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headers.add(name, value) }
         var query: [String: String] = [:]
         ConnectionValues.forEach(connection, .GET_ARGUMENT_KIND) { name, value in query[name] = value }
-        let remote = market09_client_address(connection).flatMap(ListeningSocket.describe)
         var request = HTTPRequest(method: exchange.method, path: exchange.path, query: query, headers: headers,
-                                  body: exchange.body, requestID: exchange.requestID, remoteAddress: remote)
+                                  body: exchange.body, requestID: exchange.requestID, remoteAddress: exchange.peer)
         request.bodyFile = exchange.spool.map { SpooledFile(path: $0.path, bytes: $0.bytes) }
-        request.clientHasLeft = { [weak self] in self?.clientHasLeft(exchange) ?? true }
+        // Only reads may be dropped when their client leaves (the App's AbandonedReads):
+        // a write's check would never be asked, so none is made for it.
+        if exchange.method == "GET" || exchange.method == "HEAD" {
+            request.clientHasLeft = { [weak self] in self?.clientHasLeft(exchange) ?? true }
+        }
         return request
     }
 

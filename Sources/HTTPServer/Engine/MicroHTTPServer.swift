@@ -164,7 +164,8 @@ public final class MicroHTTPServer: Sendable {
             let requestID = RequestID.accept(ConnectionValues.header(connection, "X-Request-Id")) ?? RequestID.generate()
             let exchange = Exchange(connection: connection, method: String(cString: method), path: String(cString: url), requestID: requestID)
             exchange.userAgent = ConnectionValues.header(connection, "User-Agent").map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
-            exchange.client = market09_client_address(connection).flatMap(ListeningSocket.describe)
+            exchange.peer = market09_client_address(connection).flatMap(ListeningSocket.describe)
+            exchange.client = exchange.peer
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
             let reception = HTTPMethod.served.contains(exchange.method) ? responder.reception(method: exchange.method, path: exchange.path) : nil
             exchange.maxBodyBytes = reception?.maxBodyBytes ?? configuration.maxBodyBytes
