@@ -56,7 +56,8 @@ DATABASE_URL="$url" .build/release/market09 migrate >&2
 # Earlier runs' like scenarios leave dead row versions behind; measure a settled table.
 psql -X -q "$url" -c "VACUUM ANALYZE"
 # The server runs as deployed: default LOG_LEVEL (info), so every request is logged to
-# bench/.data/server.log (nginx below runs with access_log off: the ratio is conservative).
+# bench/.data/server.log (bench/run's nginx ceiling runs with access_log off, so its ratio is
+# conservative; bench/ab measures nginx both ways).
 env DATABASE_URL="$url" JWT_SECRET="$secret" PORT=18090 METRICS_PORT=19090 DATABASE_POOL_SIZE="${POOL_SIZE:-4}" \
   HTTP_THREADS="${HTTP_THREADS:-2}" RATE_LIMIT_TOKEN_PER_5_MINUTES=1000000 UPLOADS_PER_HOUR=1000000 UPLOAD_BYTES_PER_DAY=2000000000000 MAX_CONNECTIONS_PER_ADDRESS=0 "${server_env[@]}" \
   .build/release/market09 serve 2>"$data/server.log" &
