@@ -72,23 +72,35 @@ final class Exchange: @unchecked Sendable {
         self.requestID = requestID
     }
 
-    /// Stores the response unless one was stored already; `true` when this call stored it
-    /// (and so must resume the connection).
-    func complete(with response: HTTPResponse) -> Bool {
+    /// Stores the response unless one was stored already, and calls `resume` (under this
+    /// exchange's lock, so the engine's completion of the connection, which stores a
+    /// response first, never meets a resume in progress); `true` when this call stored it.
+    func complete(with response: HTTPResponse, resume: () -> Void) -> Bool {
         outcome.withLock { state in
             guard case .pending = state else { return false }
             state = .completed(response)
+            resume()
             return true
         }
     }
 
-    /// Records that the admission let the request in; `true` when this call recorded it
-    /// (and so must resume the connection).
-    func admit() -> Bool {
+    /// Records that the admission let the request in and calls `resume` as
+    /// ``complete(with:resume:)`` does; `true` when this call recorded it.
+    func admit(resume: () -> Void) -> Bool {
         outcome.withLock { state in
             guard case .pending = state else { return false }
             state = .admitted
+            resume()
             return true
+        }
+    }
+
+    /// `body`'s result while no response is stored (the connection is the request's
+    /// still), under the lock that storing one takes; `nil` once one is.
+    func whilePending<T>(_ body: () -> T) -> T? {
+        outcome.withLock { state in
+            guard case .pending = state else { return nil }
+            return body()
         }
     }
 

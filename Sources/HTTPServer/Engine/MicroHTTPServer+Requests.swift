@@ -7,7 +7,7 @@ import Synchronization
 extension MicroHTTPServer {
 
     func earlyRejection(connection: OpaquePointer, exchange: Exchange) -> HTTPResponse? {
-        if state.withLock({ $0.draining }) { return Self.shuttingDown }
+        if draining.load(ordering: .relaxed) { return Self.shuttingDown }
         guard HTTPMethod.known.contains(exchange.method) else { return Self.methodNotImplemented }
         var headerBytes = 0
         ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headerBytes += name.utf8.count + value.utf8.count + 4 }
@@ -44,19 +44,22 @@ extension MicroHTTPServer {
     /// Whether the peer of a dispatched exchange has closed its side: a peek of one byte
     /// that reads end-of-file (or a reset). A suspended connection is not watched by
     /// libmicrohttpd, so without asking, a request whose client left runs to the end.
-    /// Under the state lock and only while the exchange is in flight: its completion (after
-    /// which the socket may be closed and its number reused) takes the same lock first.
+    /// Only while the exchange is unanswered, under its own lock: its completion (after
+    /// which the socket may be closed and its number reused) takes that lock first; and
+    /// never once shutdown has closed the gate.
     func clientHasLeft(_ exchange: Exchange) -> Bool {
-        state.withLock { state in
-            guard !state.stopped, state.inFlight[ObjectIdentifier(exchange)] != nil else { return true }
-            let socket = market09_connection_fd(exchange.connection)
-            guard socket >= 0 else { return false }
-            var byte: UInt8 = 0
-            let read = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-            if read > 0 { return false }
-            if read == 0 { return true }
-            return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+        let answer = resumes.ifOpen {
+            exchange.whilePending {
+                let socket = market09_connection_fd(exchange.connection)
+                guard socket >= 0 else { return false }
+                var byte: UInt8 = 0
+                let read = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+                if read > 0 { return false }
+                if read == 0 { return true }
+                return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+            }
         }
+        return answer.flatMap { $0 } ?? true
     }
 
     func dispatch(_ exchange: Exchange, _ work: @escaping @Sendable () async -> HTTPResponse) {
@@ -82,28 +85,21 @@ extension MicroHTTPServer {
             do { refusal = try await admission(head) } catch {
                 refusal = .error(status: 500, code: "internal_error", message: "An internal error occurred.")
             }
-            self.state.withLock { state in
-                if let refusal {
-                    _ = self.finishLocked(&state, exchange, refusal)
-                } else if !state.stopped, exchange.admit() {
-                    MHD_resume_connection(exchange.connection)
-                }
+            if let refusal {
+                self.finish(exchange, refusal)
+            } else {
+                _ = self.resumes.ifOpen { exchange.admit { MHD_resume_connection(exchange.connection) } }
             }
         }
     }
 
-    func finish(_ exchange: Exchange, _ response: HTTPResponse) {
-        state.withLock { state in _ = finishLocked(&state, exchange, response) }
-    }
-
     /// Stores the response and resumes the connection, unless the exchange was already
-    /// answered or the engine has stopped (resuming after `MHD_stop_daemon` is fatal).
-    /// Returns whether this call answered the exchange.
+    /// answered or shutdown has closed the gate (resuming after `MHD_stop_daemon` is
+    /// fatal). Returns whether this call answered the exchange. Takes no lock of the
+    /// server's: answers from every pool thread resume their connections side by side.
     @discardableResult
-    func finishLocked(_ state: inout State, _ exchange: Exchange, _ response: HTTPResponse) -> Bool {
-        guard !state.stopped, exchange.complete(with: response) else { return false }
-        MHD_resume_connection(exchange.connection)
-        return true
+    func finish(_ exchange: Exchange, _ response: HTTPResponse) -> Bool {
+        resumes.ifOpen { exchange.complete(with: response) { MHD_resume_connection(exchange.connection) } } ?? false
     }
 
     func queue(_ response: HTTPResponse, for exchange: Exchange) -> MHD_Result {

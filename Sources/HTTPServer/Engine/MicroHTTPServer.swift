@@ -14,8 +14,6 @@ public final class MicroHTTPServer: Sendable {
         var daemon: DaemonHandle?
         var listeningSocket: Int32 = -1
         var port = 0
-        var draining = false
-        var stopped = false
         var inFlight: [ObjectIdentifier: Exchange] = [:]
     }
 
@@ -25,6 +23,11 @@ public final class MicroHTTPServer: Sendable {
     let logger: Logger
     let metrics: Metrics?
     let state = Mutex(State())
+    /// Set once by ``shutdown(gracePeriod:)``; read by every request's first step, so not
+    /// behind `state`'s lock.
+    let draining = Atomic<Bool>(false)
+    /// Resumes of suspended connections, open until the engine stops.
+    let resumes = ResumeGate()
     let deadlines: RequestDeadlines
 
     /// Creates a server; nothing is bound until ``start()``. Answered requests are counted
@@ -93,12 +96,8 @@ public final class MicroHTTPServer: Sendable {
     /// Stops accepting connections, lets in-flight requests finish for up to `gracePeriod`,
     /// answers any still running with 503, then stops the engine threads.
     public func shutdown(gracePeriod: Duration) async {
-        let handle: DaemonHandle? = state.withLock { state in
-            guard !state.draining, let daemon = state.daemon else { return nil }
-            state.draining = true
-            return daemon
-        }
-        guard let handle else { return }
+        guard let handle = state.withLock({ $0.daemon }),
+              draining.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
         // Closed only after MHD_stop_daemon, as libmicrohttpd requires of threaded daemons:
         // closed here, its number went to the next server's listening socket while this
         // engine's threads could still accept on it, and that server's clients were
@@ -106,16 +105,14 @@ public final class MicroHTTPServer: Sendable {
         let listening = MHD_quiesce_daemon(handle.daemon)
 
         await waitForInFlight(until: ContinuousClock.now + gracePeriod)
-        let abandoned = state.withLock { state in
-            let pending = Array(state.inFlight.values)
-            return pending.filter { exchange in finishLocked(&state, exchange, Self.shuttingDown) }.count
-        }
+        let pending = state.withLock { Array($0.inFlight.values) }
+        let abandoned = pending.filter { exchange in finish(exchange, Self.shuttingDown) }.count
         if abandoned > 0 {
             logger.warning("shutdown deadline passed; answered in-flight requests with 503", ["count": .int(abandoned)])
         }
         // Let the engine write the last responses (the completed callback removes them).
         await waitForInFlight(until: ContinuousClock.now + .seconds(2))
-        state.withLock { $0.stopped = true }
+        await resumes.close()
         deadlines.stop()
         // MHD_stop_daemon joins the engine threads: block a thread of our own, not the pool.
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -232,13 +229,12 @@ public final class MicroHTTPServer: Sendable {
         guard let context, let raw = context.pointee else { return }
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
-        state.withLock { state in
-            if exchange.phase == .dispatched || exchange.phase == .admitting {
-                // The engine gave up on a suspended connection: make sure nobody resumes it.
-                _ = exchange.complete(with: Self.shuttingDown)
-            }
-            state.inFlight[ObjectIdentifier(exchange)] = nil
+        if exchange.phase == .dispatched || exchange.phase == .admitting {
+            // The engine gave up on a suspended connection: make sure nobody resumes it
+            // (nor peeks at its socket) from now on.
+            _ = exchange.complete(with: Self.shuttingDown) {}
         }
+        state.withLock { _ = $0.inFlight.removeValue(forKey: ObjectIdentifier(exchange)) }
         exchange.report(completed: termination == .REQUEST_TERMINATED_COMPLETED_OK, logger: logger, metrics: metrics)
     }
 }
