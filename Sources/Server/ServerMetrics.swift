@@ -31,6 +31,10 @@ enum ServerMetrics {
             text.sample("market09_db_pool_queue_timeouts_total", [:], Double(totals.queueTimeouts))
             text.family("market09_db_pool_clients_gone_total", type: "counter", help: "Reads not run because their client left while they waited (at least 50 ms) for a pool thread.")
             text.sample("market09_db_pool_clients_gone_total", [:], Double(totals.clientsGone))
+            text.family("market09_db_pipelines_total", type: "counter", help: "Pipelines of two or more reads sent together on one connection.")
+            text.sample("market09_db_pipelines_total", [:], Double(totals.pipelines))
+            text.family("market09_db_pipelined_reads_total", type: "counter", help: "Reads sent in those pipelines.")
+            text.sample("market09_db_pipelined_reads_total", [:], Double(totals.pipelinedReads))
         }
         metrics.addCollector { text in
             text.gauge("market09_build_info", help: "The running build (always 1).", 1, ["version": version])

@@ -9,7 +9,7 @@ import Foundation
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private var preparedNames: [String: String] = [:]
-    private let mode: StatementMode
+    let mode: StatementMode
 
     /// How statements reach the server.
     public enum StatementMode: String, Sendable {
@@ -105,10 +105,14 @@ public final class PostgresConnection {
     /// Runs one parameterised statement (`$1`, `$2`, …), preparing it on first use.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
-        if mode == .unnamed { return try queryPlannedForValues(sql, parameters) }
+        try query(sql, texts: parameters.map { $0.postgresText })
+    }
+
+    /// ``query(_:_:)`` with its parameters already in text form.
+    func query(_ sql: String, texts: [String?]) throws -> PostgresRows {
+        if mode == .unnamed { return try queryPlannedForValues(sql, texts: texts) }
         let handle = try openHandle()
-        let name = try preparedName(for: sql, parameterCount: parameters.count, handle: handle)
-        let texts = parameters.map { $0.postgresText }
+        let name = try preparedName(for: sql, parameterCount: texts.count, handle: handle)
         let result = withOptionalCStringArray(texts) { values in
             PQexecPrepared(handle, name, Int32(texts.count), values, nil, nil, 0)
         }
@@ -122,8 +126,11 @@ public final class PostgresConnection {
     /// generic plan for all of them after five runs.
     @discardableResult
     public func queryPlannedForValues(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
+        try queryPlannedForValues(sql, texts: parameters.map { $0.postgresText })
+    }
+
+    private func queryPlannedForValues(_ sql: String, texts: [String?]) throws -> PostgresRows {
         let handle = try openHandle()
-        let texts = parameters.map { $0.postgresText }
         let result = withOptionalCStringArray(texts) { values in
             PQexecParams(handle, sql, Int32(texts.count), nil, values, nil, nil, 0)
         }
@@ -203,14 +210,14 @@ public final class PostgresConnection {
         }
     }
 
-    private func openHandle() throws -> OpaquePointer {
+    func openHandle() throws -> OpaquePointer {
         guard let handle else {
             throw PostgresError(code: .connectionFailure, message: "connection is closed")
         }
         return handle
     }
 
-    private func preparedName(for sql: String, parameterCount: Int, handle: OpaquePointer) throws -> String {
+    func preparedName(for sql: String, parameterCount: Int, handle: OpaquePointer) throws -> String {
         if let name = preparedNames[sql] { return name }
         let name = "s\(preparedNames.count + 1)"
         _ = try check(PQprepare(handle, name, sql, Int32(parameterCount), nil), handle: handle)
@@ -218,7 +225,7 @@ public final class PostgresConnection {
         return name
     }
 
-    private func check(_ result: OpaquePointer?, handle: OpaquePointer) throws -> PostgresRows {
+    func check(_ result: OpaquePointer?, handle: OpaquePointer) throws -> PostgresRows {
         guard let result else {
             throw failure(handle: handle)
         }
@@ -242,7 +249,7 @@ public final class PostgresConnection {
         }
     }
 
-    private func failure(handle: OpaquePointer) -> PostgresError {
+    func failure(handle: OpaquePointer) -> PostgresError {
         let message = Self.lastMessage(handle)
         if PQstatus(handle) != CONNECTION_OK { close() }
         return PostgresError(code: .connectionFailure, message: message)
@@ -263,7 +270,7 @@ private func withCStringArray<R>(_ strings: [String], _ body: ([UnsafePointer<CC
 }
 
 /// Calls `body` with C strings for `strings`, `nil` entries passed as NULL pointers.
-private func withOptionalCStringArray<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+func withOptionalCStringArray<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let pointers = strings.map { $0.map { UnsafePointer(strdup($0)!) } }
     defer { pointers.forEach { $0.map { free(UnsafeMutablePointer(mutating: $0)) } } }
     return body(pointers)

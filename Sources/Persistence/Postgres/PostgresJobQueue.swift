@@ -31,6 +31,21 @@ final class JobQueue: @unchecked Sendable {
         return true
     }
 
+    /// Whether no job waits for a thread.
+    var isEmpty: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return head == jobs.count
+    }
+
+    /// Counts a pipeline of `statements` reads sent together.
+    func countPipeline(of statements: Int) {
+        condition.lock()
+        totals.pipelines += 1
+        totals.pipelinedReads += statements
+        condition.unlock()
+    }
+
     /// Blocks the calling pool thread until a job is available; `nil` once closed and
     /// drained. `afterJob`: the thread has finished the job it took before.
     func next(afterJob: Bool) -> Job? {

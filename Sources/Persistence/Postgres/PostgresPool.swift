@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Synchronization
 import Workers
 
 /// A fixed set of PostgreSQL connections, each owned by one thread of the pool.
@@ -43,10 +44,12 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    private let configuration: Configuration
+    let configuration: Configuration
     /// What it was made with (its URL for connections of another kind to the same server).
     public var settings: Configuration { configuration }
-    private let queue: JobQueue
+    let queue: JobQueue
+    /// Reads waiting to be sent together (``read(_:_:decode:)``).
+    let pendingReads = Mutex(PendingReads())
 
     /// Starts `configuration.size` threads; connections open lazily on first use.
     public init(_ configuration: Configuration) {
@@ -151,7 +154,7 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    private static func run<T>(
+    static func run<T>(
         _ body: (PostgresConnection) throws -> T,
         on slot: inout PostgresConnection?,
         configuration: Configuration

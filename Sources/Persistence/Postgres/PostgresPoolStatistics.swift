@@ -25,6 +25,9 @@ extension PostgresPool {
             public var queueTimeouts = 0
             /// Reads not run because their client had left while they waited for a thread.
             public var clientsGone = 0
+            /// Pipelines of two or more reads sent together, and the reads they carried.
+            public var pipelines = 0
+            public var pipelinedReads = 0
 
             mutating func recordWait(_ wait: Duration) {
                 let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18

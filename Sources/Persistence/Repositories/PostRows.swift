@@ -61,8 +61,16 @@ enum PostRows {
 
     /// The post `id` for `viewer` with its caption, or `nil`.
     static func find(_ id: PostID, viewer: UserID?, _ connection: PostgresConnection) throws -> Post? {
-        try connection.query("SELECT \(columns(viewer: 2)), p.caption \(joins) WHERE p.id = $1", [id.rawValue, viewer?.rawValue]).first.map {
-            try decode($0, from: 0, caption: try $0.decode(count))
-        }
+        try found(connection.query(findSQL, findParameters(id, viewer: viewer)))
+    }
+
+    /// ``find(_:viewer:_:)``'s statement, its parameters and the decoding of its rows, for
+    /// a pipelined read (``PostgresPool/read(_:_:decode:)``).
+    static let findSQL = "SELECT \(columns(viewer: 2)), p.caption \(joins) WHERE p.id = $1"
+
+    static func findParameters(_ id: PostID, viewer: UserID?) -> [any PostgresEncodable] { [id.rawValue, viewer?.rawValue] }
+
+    static func found(_ rows: PostgresRows) throws -> Post? {
+        try rows.first.map { try decode($0, from: 0, caption: try $0.decode(count)) }
     }
 }

@@ -38,7 +38,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     }
 
     public func post(id: PostID, viewer: UserID?) async throws -> Post? {
-        try await reads.readPool().withConnection { connection in try PostRows.find(id, viewer: viewer, connection) }
+        try await reads.readPool().read(PostRows.findSQL, PostRows.findParameters(id, viewer: viewer), decode: PostRows.found)
     }
 
     public func create(_ post: NewPost, submittedBy: UserID, now: Date) async throws -> Post {
@@ -141,14 +141,12 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
             rankings.store(ranked, for: key, now: now)
         }
         guard !ranked.isEmpty else { return [] }
-        let fresh: [Int: (likes: Int, liked: Bool)] = try await reads.readPool().withConnection { connection in
+        let fresh: [Int: (likes: Int, liked: Bool)] = try await reads.readPool().read("""
+            SELECT p.id, p.likes_count, EXISTS (SELECT 1 FROM likes l WHERE l.user_id = $2::uuid AND l.post_id = p.id)
+            FROM posts p WHERE p.id = ANY($1::bigint[])
+            """, ["{" + ranked.map { String($0.id.rawValue) }.joined(separator: ",") + "}", viewer?.rawValue]) { rows in
             var fresh: [Int: (likes: Int, liked: Bool)] = [:]
-            for row in try connection.query("""
-                SELECT p.id, p.likes_count, EXISTS (SELECT 1 FROM likes l WHERE l.user_id = $2::uuid AND l.post_id = p.id)
-                FROM posts p WHERE p.id = ANY($1::bigint[])
-                """, ["{" + ranked.map { String($0.id.rawValue) }.joined(separator: ",") + "}", viewer?.rawValue]) {
-                fresh[try row.decode(0)] = (try row.decode(1), try row.decode(2))
-            }
+            for row in rows { fresh[try row.decode(0)] = (try row.decode(1), try row.decode(2)) }
             return fresh
         }
         // A post deleted since the ranking was computed is left out.

@@ -30,7 +30,7 @@ public struct PostgresUserRepository: UserRepository {
     }
 
     public func user(id: UserID) async throws -> User? {
-        try await pool.withConnection { connection in try Self.find(id, connection) }
+        try await pool.read(Self.findSQL, [id.rawValue], decode: Self.found)
     }
 
     public func identity(provider: IdentityProvider, subject: String) async throws -> StoredIdentity? {
@@ -117,13 +117,20 @@ public struct PostgresUserRepository: UserRepository {
     /// two round trips before, the user and then its identities, and PostgreSQL's share of
     /// a request is per statement (pgbench on this box: 35.8 k statements/s one at a time).
     static func find(_ id: UserID, _ connection: PostgresConnection) throws -> User? {
-        let rows = try connection.query("""
-            SELECT u.id, u.is_anonymous, u.role, u.nickname, u.profile_url, u.created_at,
-                   i.id, i.provider, i.subject, i.email, i.name, i.picture, i.created_at, i.last_sign_in_at, i.updated_at
-            FROM users u LEFT JOIN identities i ON i.user_id = u.id
-            WHERE u.id = $1
-            ORDER BY i.created_at, i.id
-            """, [id.rawValue])
+        try found(connection.query(findSQL, [id.rawValue]))
+    }
+
+    /// ``find(_:_:)``'s statement (`$1` the user), for a pipelined read too.
+    static let findSQL = """
+        SELECT u.id, u.is_anonymous, u.role, u.nickname, u.profile_url, u.created_at,
+               i.id, i.provider, i.subject, i.email, i.name, i.picture, i.created_at, i.last_sign_in_at, i.updated_at
+        FROM users u LEFT JOIN identities i ON i.user_id = u.id
+        WHERE u.id = $1
+        ORDER BY i.created_at, i.id
+        """
+
+    /// The user of ``findSQL``'s rows, or `nil`.
+    static func found(_ rows: PostgresRows) throws -> User? {
         guard let row = rows.first else { return nil }
         let identities = try rows.compactMap { row -> LinkedIdentity? in
             guard let identity = try row.decode(6, as: UUID?.self),
