@@ -26,9 +26,10 @@ extension PostgresConnection {
     /// ``PostgresError/Code/connectionFailure`` (the connection is closed). Through
     /// PgBouncer's transaction mode (``StatementMode/unnamed``) the statements run one by one.
     func pipeline(_ statements: [PipelinedStatement]) -> [Result<PostgresRows, any Error>] {
-        guard mode == .prepared, statements.count > 1 else {
-            return statements.map { statement in Result { try query(statement.sql, texts: statement.texts) } }
+        func alone(_ statement: PipelinedStatement) -> Result<PostgresRows, any Error> {
+            Result { try query(statement.sql, texts: statement.texts) }
         }
+        guard mode == .prepared, statements.count > 1 else { return statements.map(alone) }
         let handle: OpaquePointer
         let names: [String]
         do {
@@ -39,9 +40,7 @@ extension PostgresConnection {
         } catch {
             return statements.map { _ in .failure(error) }
         }
-        guard PQenterPipelineMode(handle) == 1 else {
-            return statements.map { statement in Result { try query(statement.sql, texts: statement.texts) } }
-        }
+        guard PQenterPipelineMode(handle) == 1 else { return statements.map(alone) }
         for (statement, name) in zip(statements, names) {
             let sent = withOptionalCStringArray(statement.texts) { values in
                 PQsendQueryPrepared(handle, name, Int32(statement.texts.count), values, nil, nil, 0)
@@ -69,9 +68,7 @@ extension PostgresConnection {
         }
         PQclear(sync)
         guard PQexitPipelineMode(handle) == 1 else { return brokenPipeline(statements.count, answered: results, handle: handle) }
-        return zip(statements, results).map { statement, result in
-            result ?? Result { try query(statement.sql, texts: statement.texts) }
-        }
+        return zip(statements, results).map { statement, result in result ?? alone(statement) }
     }
 
     /// The answers so far, and a connection failure for every statement after them; the
