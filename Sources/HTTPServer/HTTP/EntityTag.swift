@@ -40,11 +40,23 @@ public enum EntityTag {
 
     /// A 64-bit hash of `bytes`, eight bytes at a step (a multiply-xorshift mix): 4.7 µs for
     /// 10 KB, about a feed page (FNV-1a, a byte at a step over `Data`: 68 µs), against the
-    /// ~270 µs of server CPU a feed page costs.
+    /// ~270 µs of server CPU a feed page costs. Four lanes of 32-byte blocks, so four mixes
+    /// run at once instead of each waiting on the last: one lane was 2.5 % of a Top 10
+    /// request's server CPU (perf, 2026-12-04; a 6 KB body).
     public static func hash(_ bytes: Data) -> UInt64 {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        let seed: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (seed, seed &+ 1, seed &+ 2, seed &+ 3)
+        var state = seed
         bytes.withUnsafeBytes { raw in
             var offset = 0
+            while offset + 32 <= raw.count {
+                lanes.0 = mix(lanes.0 ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                lanes.1 = mix(lanes.1 ^ raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                lanes.2 = mix(lanes.2 ^ raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+                lanes.3 = mix(lanes.3 ^ raw.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+                offset += 32
+            }
+            state = mix(mix(mix(mix(state ^ lanes.0) ^ lanes.1) ^ lanes.2) ^ lanes.3)
             while offset + 8 <= raw.count {
                 state = mix(state ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                 offset += 8

@@ -18,7 +18,7 @@ struct PostsController: Sendable {
                 let category = try await request.query["category"].asyncMap { try await categories.resolve($0) }
                 let top = try await posts.top10(category: category, viewer: viewer)
                 return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", HTTPResponse.jsonContentType)]),
-                                    body: topTen.body(top, now: now()))
+                                    body: topTen.body(top, category: category?.rawValue ?? "", now: now()))
             },
             signedIn.route("GET", "/posts/{id}") { request, viewer in
                 .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now(),
