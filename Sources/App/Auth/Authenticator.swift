@@ -63,7 +63,7 @@ public struct Authenticator: Sendable {
         } catch {
             throw AuthError.invalidToken(describe(error))
         }
-        guard let user = UUID(uuidString: claims.sub), let session = UUID(uuidString: claims.sid), let role = Role(rawValue: claims.role) else {
+        guard let user = UUID(text: claims.sub), let session = UUID(text: claims.sid), let role = Role(rawValue: claims.role) else {
             throw AuthError.invalidToken("token claims are malformed")
         }
         let principal = Principal(userID: UserID(rawValue: user), sessionID: SessionID(rawValue: session), role: role, isAnonymous: claims.isAnonymous)

@@ -6,7 +6,7 @@ public struct UserID: RawRepresentable, Sendable, Hashable, CustomStringConverti
     public let rawValue: UUID
     public init(rawValue: UUID) { self.rawValue = rawValue }
     /// Lower-case UUID text.
-    public var description: String { rawValue.uuidString.lowercased() }
+    public var description: String { rawValue.lowercasedText }
 }
 
 /// A signed-in device's session; access tokens carry it as `sid`.
@@ -15,7 +15,7 @@ public struct SessionID: RawRepresentable, Sendable, Hashable, CustomStringConve
     public let rawValue: UUID
     public init(rawValue: UUID) { self.rawValue = rawValue }
     /// Lower-case UUID text.
-    public var description: String { rawValue.uuidString.lowercased() }
+    public var description: String { rawValue.lowercasedText }
 }
 
 /// What a user may do beyond their own data.

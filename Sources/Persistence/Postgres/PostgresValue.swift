@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// A Swift value that can be sent as a statement parameter in PostgreSQL's text format.
@@ -56,10 +57,10 @@ extension Bool: PostgresEncodable, PostgresDecodable {
 }
 
 extension UUID: PostgresEncodable, PostgresDecodable {
-    /// PostgreSQL reads either case; `lowercased()` cost more than the rest of the encoding.
-    public var postgresText: String? { uuidString }
+    /// PostgreSQL reads either case and writes lower case (``UUID/lowercasedText``).
+    public var postgresText: String? { lowercasedText }
     public init(postgresText text: String) throws {
-        guard let value = UUID(uuidString: text) else { throw decodingError(text, as: UUID.self) }
+        guard let value = UUID(text: text) else { throw decodingError(text, as: UUID.self) }
         self = value
     }
 }

@@ -27,7 +27,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
             try await pool.statement(maxAttempts: 5) { connection in
                 let row = try connection.query(sql: """
                     SELECT counted, value FROM set_likes(
-                        \(post.rawValue), \("{" + likes.map(\.user.rawValue.uuidString).joined(separator: ",") + "}")::uuid[],
+                        \(post.rawValue), \("{" + likes.map(\.user.rawValue.lowercasedText).joined(separator: ",") + "}")::uuid[],
                         \("{" + likes.map { $0.liked ? "t" : "f" }.joined(separator: ",") + "}")::boolean[], \(likes.count == 1))
                     """).first!
                 guard let counted = try row.decode(0, as: Bool?.self) else { return nil }

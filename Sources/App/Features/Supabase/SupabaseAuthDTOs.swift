@@ -58,7 +58,7 @@ struct SupabaseIdentity: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.object { json in
-            json.field("identity_id", identity.id.uuidString.lowercased())
+            json.field("identity_id", identity.id.lowercasedText)
             json.field("id", identity.provider == .email ? user.description : identity.subject)
             json.field("user_id", user.description)
             json.field("identity_data", IdentityData(identity: identity, user: user))
