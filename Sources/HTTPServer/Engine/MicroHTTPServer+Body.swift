@@ -64,9 +64,13 @@ extension MicroHTTPServer {
             }
             return made
         }
-        var body = response.body
-        return body.withUnsafeMutableBytes { buffer in
-            MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
+        // Read in place: libmicrohttpd copies the bytes (MUST_COPY) and never writes them,
+        // so the pointer's mutability is only its C signature's. `withUnsafeMutableBytes`
+        // on a copy of the body copied it first (Data is copy-on-write and the response
+        // still held it): a second malloc and memmove of every body, 1.2 % of a Top 10
+        // request's server CPU (perf, 2026-12-04; 6 KB).
+        return response.body.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }
     }
 
