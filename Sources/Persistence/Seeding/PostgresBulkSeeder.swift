@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Loads the benchmark dataset with PostgreSQL's COPY protocol: influencers, posts, users
@@ -95,7 +96,7 @@ public struct PostgresBulkSeeder: Sendable {
         try stream("users", ["id", "is_anonymous", "created_at"], count: plan.users) { index in
             let id = userRandom.uuid()
             userIDs.append(id)
-            return "\(id.uuidString.lowercased())\t\(index % 10 == 9 ? "t" : "f")\t\(Self.timestamp(nowSeconds - Double(index % 90) * 86_400))\n"
+            return "\(id.lowercasedText)\t\(index % 10 == 9 ? "t" : "f")\t\(Self.timestamp(nowSeconds - Double(index % 90) * 86_400))\n"
         }
         // Likes are generated twice from the same seed: once to count them per post, so
         // posts are written with their final likes_count (no million-row update after),
@@ -124,7 +125,7 @@ public struct PostgresBulkSeeder: Sendable {
             // The stream asks for exactly `likes.likes` rows, as many as the plan yields.
             let (user, post) = pairs.next()!
             produced += 1
-            return "\(userIDs[user].uuidString.lowercased())\t\(firstPost + post)\t\(Self.timestamp(nowSeconds - Double(produced % 2_592_000)))\n"
+            return "\(userIDs[user].lowercasedText)\t\(firstPost + post)\t\(Self.timestamp(nowSeconds - Double(produced % 2_592_000)))\n"
         }
         stage("search grams of \(plan.posts) posts")
         // The search grams (migration 0013) come from a row trigger, off while loading:

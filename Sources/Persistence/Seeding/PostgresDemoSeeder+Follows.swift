@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 extension PostgresDemoSeeder {
@@ -19,7 +20,7 @@ extension PostgresDemoSeeder {
             guard next < rows.count else { return nil }
             var chunk = ""
             while next < rows.count && chunk.utf8.count < 64_000 {
-                chunk += "\(rows[next].0.uuidString.lowercased())\t\(rows[next].1)\n"
+                chunk += "\(rows[next].0.lowercasedText)\t\(rows[next].1)\n"
                 next += 1
             }
             return chunk

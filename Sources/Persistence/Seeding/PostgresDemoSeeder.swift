@@ -156,7 +156,7 @@ public struct PostgresDemoSeeder: Sendable {
             guard produced < likeCount else { return nil }
             var chunk = ""
             while produced < likeCount && chunk.utf8.count < 64_000 {
-                chunk += "\(users[Int.random(in: 0..<users.count, using: &random)].uuidString.lowercased())\t\(random.skewed(postCount, power: 2.5) + 1)\n"
+                chunk += "\(users[Int.random(in: 0..<users.count, using: &random)].lowercasedText)\t\(random.skewed(postCount, power: 2.5) + 1)\n"
                 produced += 1
             }
             return chunk

@@ -102,7 +102,7 @@ enum AdminCommand {
             let admins = try await PostgresAdministration(pool: pool).admins()
             if admins.isEmpty { CommandLineInterface.printLine("no admins") }
             for admin in admins {
-                CommandLineInterface.printLine("\(admin.id.uuidString.lowercased())  \(admin.email ?? "-")  since \(admin.createdAt.formatted(.iso8601))")
+                CommandLineInterface.printLine("\(admin.id.lowercasedText)  \(admin.email ?? "-")  since \(admin.createdAt.formatted(.iso8601))")
             }
             return 0
         }
