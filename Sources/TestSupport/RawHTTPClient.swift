@@ -147,3 +147,37 @@ extension RawHTTPClient {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+
+extension RawHTTPClient {
+    /// Writes `bytes` on one connection and reads until the server closes it or
+    /// `readSeconds` pass: every byte the server sent, so a test sees each response that
+    /// one write produced (a request smuggled behind another answers a second time), and
+    /// whether the server closed the connection.
+    public static func conversation(_ bytes: Data, port: Int, readSeconds: Int = 3) async throws -> (text: String, closed: Bool) {
+        try await BlockingWork.run(name: "raw-http") {
+            let descriptor = try connect(port: port, timeoutSeconds: readSeconds)
+            defer { close(descriptor) }
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let sent = send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                    if sent <= 0 { break }
+                    offset += sent
+                }
+            }
+            var received = Data()
+            var chunk = [UInt8](repeating: 0, count: 16_384)
+            var count = 0
+            repeat {
+                count = recv(descriptor, &chunk, chunk.count, 0)
+                if count > 0 { received.append(contentsOf: chunk[0..<count]) }
+            } while count > 0
+            return (String(decoding: received, as: UTF8.self), count == 0)
+        }
+    }
+
+    /// The status codes of the responses in `text`, in order.
+    public static func statuses(in text: String) -> [Int] {
+        text.components(separatedBy: "HTTP/1.1 ").dropFirst().compactMap { Int($0.prefix(3)) }
+    }
+}

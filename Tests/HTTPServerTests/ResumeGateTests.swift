@@ -49,8 +49,9 @@ import Testing
                 started.leave()
                 // Bounded: each thread stops after 200,000 tries or when the gate turns it away.
                 for _ in 0..<200_000 {
-                    let ran = gate.ifOpen {
+                    let ran: Bool? = gate.ifOpen {
                         if closed.value == 1 { lateBodies.add() }
+                        return true
                     }
                     if ran == nil { break }
                 }

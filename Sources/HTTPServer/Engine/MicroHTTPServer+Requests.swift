@@ -9,9 +9,9 @@ extension MicroHTTPServer {
     func earlyRejection(connection: OpaquePointer, exchange: Exchange) -> HTTPResponse? {
         if draining.load(ordering: .relaxed) { return Self.shuttingDown }
         guard HTTPMethod.known.contains(exchange.method) else { return Self.methodNotImplemented }
-        var headerBytes = 0
-        ConnectionValues.forEach(connection, .HEADER_KIND) { name, value in headerBytes += name.utf8.count + value.utf8.count + 4 }
-        if headerBytes > configuration.maxHeaderBytes {
+        let head = RequestHead(connection)
+        if let refusal = head.framingRefusal { return refusal }
+        if head.fieldBytes > configuration.maxHeaderBytes {
             return .error(status: 431, code: "headers_too_large", message: "Request header fields exceed \(configuration.maxHeaderBytes) bytes.")
         }
         var urlBytes = exchange.path.utf8.count
