@@ -124,4 +124,44 @@ import Testing
             #expect(result.code == 2 && result.output.contains(message), "\(arguments): \(result.output)")
         }
     }
+
+    @Test func linksThatLeaveTheExportAreRefusedAndNamedAtEveryComponent() async throws {
+        try await withTestApp { app async throws in
+            let work = "/tmp/m09-media-" + UUID().uuidString.prefix(8).lowercased()
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            let export = work + "/export", outside = work + "/outside"
+            try write(Self.png(3), "secret/display.png", in: outside)
+            try write(Self.png(4), "media/posts/2/display.png", in: export)
+            let files = FileManager.default
+            // A directory of the export that is a link out of it, a file that is one, and a
+            // directory linked to another inside the export (that one stays inside).
+            try files.createSymbolicLink(atPath: export + "/media/posts/7", withDestinationPath: outside + "/secret")
+            try files.createDirectory(atPath: export + "/media/posts/8", withIntermediateDirectories: true)
+            try files.createSymbolicLink(atPath: export + "/media/posts/8/display.png", withDestinationPath: outside + "/secret/display.png")
+            try files.createSymbolicLink(atPath: export + "/media/posts/9", withDestinationPath: export + "/media/posts/2")
+
+            let influencer = try await app.influencer("glow.jiyoung")
+            var posts: [Int: Int] = [:]
+            for number in [2, 7, 8, 9] {
+                let id = try await app.post(influencer: influencer, name: "상품 \(number)", start: "2026-12-01T00:00:00Z", end: "2026-12-08T00:00:00Z")
+                try await app.database.pool.withConnection {
+                    try $0.execute("UPDATE posts SET display_url = $1 WHERE id = $2", ["\(Self.bucket)/posts/\(number)/display.png", id])
+                }
+                posts[number] = id
+            }
+            let settings = app.dependencies.mediaSettings
+            let result = try await Market09Process.run(["import", "supabase-media", export, "--storage-url", Self.bucket],
+                                                       environment: ["DATABASE_URL": app.database.url, "MEDIA_DIR": settings.directory,
+                                                                     "MEDIA_BASE_URL": settings.publicBaseURL], directory: work)
+            #expect(result.code == 1, "\(result.output)")
+            #expect(result.output.contains("adopted 2 ("), "posts 2 and 9 (one image): \(result.output)")
+            for number in [7, 8] {
+                #expect(result.output.contains("refused: media/posts/\(number)/display.png: the path leaves the export through a link (shown by post \(posts[number]!)"),
+                        "\(number): \(result.output)")
+            }
+            let urls = try await column(app, "SELECT id::text || ' ' || display_url FROM posts ORDER BY id")
+            #expect(urls.filter { $0.contains(settings.publicBaseURL) }.count == 2 && urls.filter { $0.contains(Self.bucket) }.count == 2, "\(urls)")
+            #expect(try await column(app, "SELECT count(*)::text FROM uploads") == ["1"], "the outside image was never copied in")
+        }
+    }
 }

@@ -134,8 +134,10 @@ struct SupabaseMediaImport {
     }
 
     /// The export's file for `object` (`<bucket>/<path>`, percent-encoded as in its URL):
-    /// `EXPORT/<bucket>/<path>` or `EXPORT/<path>`. A path leaving the export, a link or
-    /// anything but a regular file counts as missing.
+    /// `EXPORT/<bucket>/<path>` or `EXPORT/<path>`, resolved through every link in every
+    /// component: a path that leads out of the export (a linked directory or file) is
+    /// refused, so no file from elsewhere on the machine lands in the public media store;
+    /// anything but a regular file counts as missing. The resolved path is what is copied.
     private func check(_ object: String) async throws -> Check {
         guard let decoded = object.removingPercentEncoding, !decoded.contains("\0") else { return .refused("the object's name is not valid") }
         let components = decoded.split(separator: "/", omittingEmptySubsequences: false)
@@ -144,10 +146,13 @@ struct SupabaseMediaImport {
         }
         let candidates = [export + "/" + decoded, export + "/" + components.dropFirst().joined(separator: "/")]
         let limit = media.maxUploadBytes
+        let export = export
         return try await BlockingWork.run(name: "media-import") {
-            for path in candidates {
+            for candidate in candidates {
+                if Self.leadsOut(candidate, export: export) { return .refused("the path leaves the export through a link") }
                 var info = stat()
-                guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+                guard let path = Self.resolved(candidate) else { continue }
+                guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
                 let bytes = Int(info.st_size)
                 guard bytes > 0 else { return .refused("the file is empty") }
                 guard bytes <= limit else { return .refused("larger than MAX_UPLOAD_BYTES (\(limit) bytes)") }
@@ -159,6 +164,27 @@ struct SupabaseMediaImport {
             }
             return .missing
         }
+    }
+
+    /// `path` with every link of every component followed (`realpath`), or `nil` when it
+    /// does not lead to anything.
+    private static func resolved(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// Whether some component on the way to `path`, resolved, lies outside the export
+    /// (followed as far as the components exist; a dangling link is only missing).
+    private static func leadsOut(_ path: String, export: String) -> Bool {
+        guard let root = resolved(export) else { return false }
+        var prefix = export
+        for component in path.dropFirst(export.count + 1).split(separator: "/") {
+            prefix += "/" + component
+            guard let step = resolved(prefix) else { return false }
+            if !(step == root || step.hasPrefix(root + "/")) { return true }
+        }
+        return false
     }
 
     /// A copy of the export's file adopted into the library (the export stays as it is).
