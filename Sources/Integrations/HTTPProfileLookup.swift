@@ -9,7 +9,8 @@ import FoundationNetworking
 /// <token>`, answering
 ///
 ///     200 {"username": "...", "full_name": "...", "biography": "...", "profile_pic_url": "https://...",
-///          "followers_count": 12345, "external_url": "https://..." | null, "is_private": false}
+///          "followers_count": 12345, "external_url": "https://..." | null, "is_private": false,
+///          "instagram_id": "1234567890" (optional), "external_url_title": "..." (optional)}
 ///     404 when there is no such account
 ///
 /// Anything else (another status, a body that does not parse, over 1 MB, no answer within
@@ -41,7 +42,7 @@ public struct HTTPProfileLookup: ProfileLookup {
         let body = try JSONDecoder().decode(Body.self, from: data)
         return InstagramProfile(username: body.username ?? username, fullName: body.fullName, biography: body.biography,
                                 profilePicURL: body.profilePicURL, followersCount: body.followersCount, externalURL: body.externalURL,
-                                isPrivate: body.isPrivate ?? false)
+                                isPrivate: body.isPrivate ?? false, instagramID: body.instagramID, externalURLTitle: body.externalURLTitle)
     }
 
     private struct Body: Decodable {
@@ -52,11 +53,13 @@ public struct HTTPProfileLookup: ProfileLookup {
         let followersCount: Int
         let externalURL: String?
         let isPrivate: Bool?
+        let instagramID: String?
+        let externalURLTitle: String?
 
         enum CodingKeys: String, CodingKey {
             case username, biography
             case fullName = "full_name", profilePicURL = "profile_pic_url", followersCount = "followers_count"
-            case externalURL = "external_url", isPrivate = "is_private"
+            case externalURL = "external_url", isPrivate = "is_private", instagramID = "instagram_id", externalURLTitle = "external_url_title"
         }
     }
 }

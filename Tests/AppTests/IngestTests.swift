@@ -60,13 +60,20 @@ import Testing
                 ["username": "beauty.kim", "full_name": "뷰티킴", "followers_count": 52_000, "external_url": "https://link.example/kim",
                  "biography": NSNull()],
                 ["username": "not a name"],
-                ["username": "living.lee", "followers_count": 31_000],
+                ["username": "living.lee", "followers_count": 31_000, "external_url": "https://link.example/lee"],
                 ["username": "too.many", "followers_count": 10_000_000_000_000_000],  // past the INTEGER column: was a 500 for the whole call
                 ["username": "long.name", "full_name": String(repeating: "e\u{301}", count: 60)],  // 60 characters, 120 code points: the same
+                // Valid rows of accounts the requests' rules refuse: skipped, as the original sync skipped them.
+                ["username": "small.one", "followers_count": 9_999, "external_url": "https://link.example/small"],
+                ["username": "private.one", "followers_count": 52_000, "external_url": "https://link.example/p", "is_private": true],
+                ["username": "linkless.one", "followers_count": 52_000],
             ])
             let first = try await app.send("POST", "/v1/ingest/influencers", body: influencers, token: key, headers: Self.json)
-            #expect(first.status == 200 && first.json["created"] as? Int == 2 && first.json["rejected"] as? Int == 3, "\(first.text)")
-            #expect(results(first).map { $0["outcome"] as? String } == ["created", "rejected", "created", "rejected", "rejected"])
+            #expect(first.status == 200 && first.json["created"] as? Int == 2 && first.json["rejected"] as? Int == 3 && first.json["skipped"] as? Int == 3,
+                    "\(first.text)")
+            #expect(results(first).map { $0["outcome"] as? String } == ["created", "rejected", "created", "rejected", "rejected", "skipped", "skipped", "skipped"])
+            #expect(results(first).suffix(3).map { $0["reason"] as? String } == ["insufficient_followers", "private_account", "no_external_url"])
+            #expect(try await count(app, "SELECT count(*) FROM influencers") == 2)
             #expect(results(first)[1]["row"] as? Int == 2 && (results(first)[1]["reason"] as? String)?.hasPrefix("username:") == true)
             let again = try await app.send("POST", "/v1/ingest/influencers", body: influencers, token: key, headers: Self.json)
             #expect(again.json["unchanged"] as? Int == 2 && again.json["created"] as? Int == 0)
@@ -99,8 +106,8 @@ import Testing
             #expect(try await count(app, "SELECT count(*) FROM posts WHERE product_name = '수분 크림 세트'") == 1)
 
             // One object is one row.
-            let single = try await app.send("POST", "/v1/ingest/influencers", body: try JSONSerialization.data(withJSONObject: ["username": "one.row"]),
-                                            token: key, headers: Self.json)
+            let single = try await app.send("POST", "/v1/ingest/influencers", body: try JSONSerialization.data(withJSONObject: [
+                "username": "one.row", "followers_count": 10_000, "external_url": "https://link.example/one"]), token: key, headers: Self.json)
             #expect(single.json["created"] as? Int == 1)
             let known = try await app.send("POST", "/v1/ingest/posts/known", json: [
                 "instagram_post_ids": ["1", "3512345678901234999", "3512345678901234567", "3512345678901234999"]], token: key)
@@ -204,11 +211,56 @@ import Testing
             #expect(try await app.send("POST", "/v1/ingest/media", body: png, token: userToken).errorCode == "invalid_api_key")
 
             // An influencer's picture stored here is a reference: pruning keeps it.
-            _ = try await app.send("POST", "/v1/ingest/influencers", body: try rows([["username": "pic.owner", "profile_pic_url": url]]), token: key,
-                                   headers: Self.json)
+            let owner = try await app.send("POST", "/v1/ingest/influencers", body: try rows([[
+                "username": "pic.owner", "profile_pic_url": url, "followers_count": 20_000, "external_url": "https://link.example/owner"]]), token: key,
+                                           headers: Self.json)
+            #expect(owner.json["created"] as? Int == 1, "\(owner.text)")
             app.clock.advance(by: 2 * Uploads.unreferencedLifetime)
             #expect(try await app.dependencies.media.prune(before: Date().addingTimeInterval(2 * Uploads.unreferencedLifetime)).isEmpty)
             #expect(try await app.send("GET", String(url.dropFirst("http://127.0.0.1".count))).status == 200)
+        }
+    }
+
+    /// The original keyed influencers by Instagram's account id: a renamed account stays
+    /// one influencer (its follows, its posts), the rename moving the username.
+    @Test func aRenamedAccountKeepsItsInfluencerByItsInstagramID() async throws {
+        try await withTestApp { app async throws in
+            let key = try await key(app)
+            func upsert(_ row: [String: any Sendable]) async throws -> TestResponse {
+                var row = row
+                row["followers_count"] = row["followers_count"] ?? 52_000
+                row["external_url"] = row["external_url"] ?? "https://link.example/glow"
+                return try await app.send("POST", "/v1/ingest/influencers", body: try rows([row]), token: key, headers: Self.json)
+            }
+            func influencers() async throws -> [String] {
+                try await app.database.pool.withConnection { connection in
+                    try connection.query(sql: """
+                        SELECT id || ' ' || username || ' ' || COALESCE(instagram_id, '-') || ' ' || COALESCE(external_url_title, '-')
+                               || ' ' || (last_synced_at IS NOT NULL) FROM influencers ORDER BY id
+                        """).map { try $0.decode(0, as: String.self) }
+                }
+            }
+            #expect(try await upsert(["username": "glow.jiyoung", "instagram_id": "1234567890", "external_url_title": "공구 링크"]).json["created"] as? Int == 1)
+            let id = try #require(try await influencers().first?.split(separator: " ").first)
+            let renamed = try await upsert(["username": "glow.jiyoung.official", "instagram_id": "1234567890", "external_url_title": "공구 링크"])
+            #expect(renamed.json["updated"] as? Int == 1, "\(renamed.text)")
+            #expect(try await influencers() == ["\(id) glow.jiyoung.official 1234567890 공구 링크 true"])
+            // Again: nothing changed but the time it was read.
+            #expect(try await upsert(["username": "glow.jiyoung.official", "instagram_id": "1234567890", "external_url_title": "공구 링크"])
+                .json["unchanged"] as? Int == 1)
+            // A row without the id goes by username, and keeps the id.
+            #expect(try await upsert(["username": "glow.jiyoung.official", "external_url_title": "새 링크"]).json["updated"] as? Int == 1)
+            #expect(try await influencers() == ["\(id) glow.jiyoung.official 1234567890 새 링크 true"])
+            // A row by name only (an import, an old request) is adopted by the first row with the id.
+            #expect(try await upsert(["username": "plain.one"]).json["created"] as? Int == 1)
+            #expect(try await upsert(["username": "plain.one", "instagram_id": "555"]).json["updated"] as? Int == 1)
+            // The name now belongs to another account than the stored one: refused, said why.
+            let moved = try await upsert(["username": "plain.one", "instagram_id": "777"])
+            #expect(results(moved).first?["outcome"] as? String == "rejected", "\(moved.text)")
+            #expect((results(moved).first?["reason"] as? String)?.contains("belongs to Instagram account 555") == true, "\(moved.text)")
+            let bad = try await upsert(["username": "bad.id", "instagram_id": "12ab"])
+            #expect((results(bad).first?["reason"] as? String)?.hasPrefix("instagram_id:") == true, "\(bad.text)")
+            #expect(try await count(app, "SELECT count(*) FROM influencers") == 2)
         }
     }
 }

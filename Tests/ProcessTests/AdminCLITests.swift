@@ -67,7 +67,7 @@ import Testing
         #expect(result.output == "influencers: imported 2, updated 0, unchanged 0, rejected 5 (see \(file).rejects.ndjson)\n")
         let rejects = try String(contentsOfFile: file + ".rejects.ndjson", encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(rejects.count == 5)
-        #expect(rejects[0] == #"{"line":2,"reason":"username: username must be 1 to 30 of a-z, 0-9, '.', '_'"}"#)
+        #expect(rejects[0] == #"{"line":2,"reason":"username: username must be an Instagram username: 1 to 30 of a-z, 0-9, '.', '_'"}"#)
         #expect(rejects[1] == #"{"line":3,"reason":"line is not a JSON object"}"#)
         #expect(rejects[2].contains("followers_count"))
         #expect(rejects[3].contains("external_url"))

@@ -34,14 +34,14 @@ import Testing
         "influencers.csv": """
             id,username,full_name,biography,profile_pic_url,followers_count,external_url,external_url_title,category,last_synced_at,created_at,updated_at
             inf_1,Kim.Deals,김딜,"공구, 매주",https://img.example/k.jpg,120000,https://kim.example,,뷰티,,2026-04-01T00:00:00Z,
-            inf_2,lee.living,,,,abc,,,living,,,
+            1234567890,lee.living,,,,abc,,"살림 링크",living,2026-05-01T00:00:00Z,,
             inf_3,not a username!,,,,,,,,,,
             """,
         "posts.csv": """
             id,influencer_id,post_url,post_type,caption,display_url,hashtags,group_buying_start,group_buying_end,product_name,group_buying_url,price,category,submitted_by,likes_count,posted_at,created_at,updated_at
             \(postA),inf_1,https://www.instagram.com/p/A/,Sidecar,"세럼 공구
             둘째 줄",https://img.example/a.jpg,"{#Beauty,kbeauty,""bad tag!""}",2026-05-10T00:00:00Z,2026-05-15T00:00:00Z,비타민 세럼,,19000,뷰티,\(mina),99,2026-05-09T00:00:00Z,,
-            p-2,inf_2,https://www.instagram.com/p/B/,,,,[],2026-05-11T00:00:00+09:00,2026-05-12T00:00:00+09:00,수납함,,,리빙,,0,,2026-05-10T00:00:00Z,
+            p-2,1234567890,https://www.instagram.com/p/B/,,,,[],2026-05-11T00:00:00+09:00,2026-05-12T00:00:00+09:00,수납함,,,리빙,,0,,2026-05-10T00:00:00Z,
             p-3,inf_1,https://www.instagram.com/p/C/,,,,,2026-05-20T00:00:00Z,2026-05-10T00:00:00Z,거꾸로 된 창,,,뷰티,,0,,,
             p-4,inf_1,https://www.instagram.com/p/D/,,,,,,,날짜 없음,,,뷰티,,0,,,
             p-5,inf_3,https://www.instagram.com/p/E/,,,,,2026-05-10T00:00:00Z,2026-05-15T00:00:00Z,없는 인플루언서,,,뷰티,,0,,,
@@ -81,6 +81,16 @@ import Testing
             let inserted = Dictionary(uniqueKeysWithValues: counts.map { ($0.table, $0.inserted) })
             #expect(inserted == ["users": 2, "identities": 2, "influencers": 2, "supabase_influencer_ids": 2, "posts": 2, "likes": 3, "follows": 1])
             #expect(counts.first { $0.table == "posts" }?.read == 6)
+            // The original pipeline's key (Instagram's account id) and what it kept with it.
+            let kept: String = try await app.database.pool.withConnection { connection in
+                try connection.query(sql: """
+                    SELECT string_agg(username || ' ' || COALESCE(instagram_id, '-') || ' ' || COALESCE(external_url_title, '-') || ' '
+                                      || COALESCE(last_synced_at::date::text, '-'), ', ' ORDER BY username) FROM influencers
+                    """).single().decode(0)
+            }
+            #expect(kept == "kim.deals - - -, lee.living 1234567890 살림 링크 2026-05-01")
+            #expect(try await app.database.pool.withConnection { try $0.query(sql: "SELECT string_agg(source, ',' ORDER BY product_name) FROM posts").single().decode(0, as: String.self) }
+                    == "app,import", "비타민 세럼 came from a member, 수납함 from the pipeline")
 
             // Mina signs in with Google as before: the same id, her like and her follow.
             let claims = TestIdentityProvider.claims(issuer: "https://accounts.google.com", audience: "com.09market.app", subject: Self.google)

@@ -117,4 +117,16 @@ public enum TextRules {
         }
         return trimmed
     }
+
+    /// `raw` if it holds no control character (line breaks and tabs too, unless
+    /// `multiline`: then only those three). A NUL cannot reach PostgreSQL at all: one in a
+    /// bulk copy failed the whole statement.
+    public static func plain(_ raw: String, field: String, multiline: Bool = false) throws -> String {
+        let allowed: (Unicode.Scalar) -> Bool = { multiline && ($0 == "\n" || $0 == "\r" || $0 == "\t") }
+        guard !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed($0) }) else {
+            throw DomainError.invalid(field: field, message: multiline ? "\(field) must not contain control characters other than line breaks and tabs"
+                                                                      : "\(field) must not contain control characters")
+        }
+        return raw
+    }
 }

@@ -55,9 +55,13 @@ public struct InstagramProfile: Sendable, Equatable {
     public var followersCount: Int
     public var externalURL: String?
     public var isPrivate: Bool
+    /// Instagram's id of the account (digits): it stays when the username changes.
+    public var instagramID: String?
+    /// The title Instagram shows for the profile's link.
+    public var externalURLTitle: String?
 
     public init(username: String, fullName: String? = nil, biography: String? = nil, profilePicURL: String? = nil, followersCount: Int,
-                externalURL: String? = nil, isPrivate: Bool = false) {
+                externalURL: String? = nil, isPrivate: Bool = false, instagramID: String? = nil, externalURLTitle: String? = nil) {
         self.username = username
         self.fullName = fullName
         self.biography = biography
@@ -65,14 +69,22 @@ public struct InstagramProfile: Sendable, Equatable {
         self.followersCount = followersCount
         self.externalURL = externalURL
         self.isPrivate = isPrivate
+        self.instagramID = instagramID
+        self.externalURLTitle = externalURLTitle
     }
 
-    /// The profile with what the influencers table keeps: texts cut to its bounds, and
-    /// URLs that are not http(s) dropped (the lookup is a service, not the database's judge).
+    /// The profile with what the influencers table keeps: texts cut to its bounds and
+    /// without control characters, and URLs that are not http(s) and ids that are not
+    /// Instagram's dropped (the lookup is a service, not the database's judge).
     public var storable: InstagramProfile {
+        func text(_ value: String?, _ limit: Int, multiline: Bool = false) -> String? {
+            value.flatMap { try? TextRules.plain(String($0.unicodeScalars.prefix(limit)), field: "", multiline: multiline) }
+        }
         var profile = self
-        profile.fullName = fullName.map { String($0.unicodeScalars.prefix(100)) }
-        profile.biography = biography.map { String($0.unicodeScalars.prefix(2000)) }
+        profile.fullName = text(fullName, 100)
+        profile.biography = text(biography, 2000, multiline: true)
+        profile.externalURLTitle = text(externalURLTitle, 200)
+        profile.instagramID = instagramID.flatMap { try? InstagramUsername.accountID($0) }
         profile.profilePicURL = profilePicURL.flatMap { try? ProfileRules.url($0, field: "profile_pic_url") }
         profile.externalURL = externalURL.flatMap { try? ProfileRules.url($0, field: "external_url") }
         profile.followersCount = min(max(0, followersCount), Int(Int32.max))
@@ -104,8 +116,16 @@ public struct VerificationRules: Sendable, Equatable {
     }
 }
 
-/// Instagram usernames as requests carry them.
+/// Instagram usernames (and account ids) as requests, imports and the ingest API carry them.
 public enum InstagramUsername {
+    /// Instagram's id of an account: 1–32 digits (the scraper's `id`).
+    public static func accountID(_ raw: String, field: String = "instagram_id") throws -> String {
+        guard (1...32).contains(raw.utf8.count), raw.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            throw DomainError.invalid(field: field, message: "\(field) must be Instagram's id of the account: 1 to 32 digits")
+        }
+        return raw
+    }
+
     /// The name as the app's current backend keeps any registration: at most 100
     /// characters as sent, no control characters; a leading `@` dropped, trimmed (as
     /// JavaScript's `trim`), lower-cased, and something left.
@@ -123,15 +143,16 @@ public enum InstagramUsername {
     }
 
     /// A leading `@` dropped, trimmed, lower-cased; then 1–30 of `a-z 0-9 . _`, not starting
-    /// or ending with a period, without two periods in a row (Instagram's own rules).
-    public static func normalized(_ raw: String) throws -> String {
+    /// or ending with a period, without two periods in a row (Instagram's own rules). The
+    /// one username rule: requests, imports and the ingest API.
+    public static func normalized(_ raw: String, field: String = "instagram_username") throws -> String {
         var text = raw.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("@") { text.removeFirst() }
         text = text.trimmingCharacters(in: .whitespaces).lowercased()
         guard (1...30).contains(text.utf8.count),
               text.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 46 || $0 == 95 }),
               !text.hasPrefix("."), !text.hasSuffix("."), !text.contains("..") else {
-            throw DomainError.invalid(field: "instagram_username", message: "instagram_username must be an Instagram username: 1 to 30 of a-z, 0-9, '.', '_'")
+            throw DomainError.invalid(field: field, message: "\(field) must be an Instagram username: 1 to 30 of a-z, 0-9, '.', '_'")
         }
         return text
     }

@@ -168,6 +168,9 @@ public protocol FeedRepository: Sendable {
     func prepare(day: KoreaDay) async throws
     /// Forgets orders of days before `day`.
     func discardDays(before day: KoreaDay) async throws
+    /// Narrows the bounds that date and status filters derive their ranges from to what
+    /// the posts hold now (a post at a bound was edited or deleted); whether they changed.
+    func tightenWindowBounds() async throws -> Bool
     /// A page of the feed for `viewer` on `day` at `now`.
     func page(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?) async throws -> FeedPage
     /// Every category with its total and currently open post counts.

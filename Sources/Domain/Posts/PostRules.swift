@@ -1,6 +1,7 @@
 import Foundation
 
-/// Validation shared by the API and imports.
+/// The rules of a post, one set for every way in: the API, the Supabase surface, the
+/// ingest API and imports.
 public enum PostRules {
     /// Product names are 1–200 code points, not only spaces; kept trimmed.
     public static func productName(_ raw: String) throws -> String {
@@ -30,29 +31,50 @@ public enum PostRules {
         }
     }
 
-    /// A window made through the API starts within ``longestWindow`` of the post's making
-    /// (`postedAt`: now for a new post, the stored time for an edit).
+    /// A window starts within ``longestWindow`` of the post's making (`postedAt`: when its
+    /// source posted it, else now for a new post; the stored time for an edit).
     public static func lead(start: Date, postedAt: Date) throws {
         guard abs(start.timeIntervalSince(postedAt)) <= longestWindow else {
             throw DomainError.invalid(field: "group_buying_start", message: "group_buying_start must be within 366 days of when the post was made")
         }
     }
 
-    /// A new post with every field checked.
-    public static func validated(_ post: NewPost) throws -> NewPost {
+    /// The earliest `posted_at` a source may give: Instagram opened on 2010-10-06.
+    public static let earliestPostedAt = Date(timeIntervalSince1970: 1_286_323_200)
+    /// How far past the server's clock a source's `posted_at` may be (its clock's skew): a
+    /// post dated in year 9999 topped `sort=latest` for good.
+    public static let postedAtSkew: TimeInterval = 3_600
+
+    /// When a source says it posted, from Instagram's opening to now (and the skew).
+    public static func postedAt(_ date: Date, now: Date) throws {
+        guard date >= earliestPostedAt, date <= now.addingTimeInterval(postedAtSkew) else {
+            throw DomainError.invalid(field: "posted_at", message: "posted_at must lie between 2010-10-06 and now")
+        }
+    }
+
+    /// A new post with every field checked, made at `now` (unless its details say when it
+    /// was posted).
+    public static func validated(_ post: NewPost, now: Date) throws -> NewPost {
         var check = RuleCheck()
-        let post = checked(post, &check)
+        let post = checked(post, now: now, &check)
         try check.throwFirst()
         return post
     }
 
     /// `post` with every rule applied, each broken one recorded in `check` (an import row
     /// names them all, where the API answers the first).
-    public static func checked(_ post: NewPost, _ check: inout RuleCheck) -> NewPost {
+    public static func checked(_ post: NewPost, now: Date, _ check: inout RuleCheck) -> NewPost {
         var post = post
         post.productName = check.run { try productName(post.productName) } ?? post.productName
         post.price = check.run { try post.price.map(price) } ?? post.price
         check.run { try window(start: post.groupBuyingStart, end: post.groupBuyingEnd) }
+        // The lead is measured from a posted_at that passed its own rule (else only that one is named).
+        let postedAt = post.details.postedAt ?? now
+        let postedAtHolds = check.run { () throws -> Bool in
+            if let date = post.details.postedAt { try Self.postedAt(date, now: now) }
+            return true
+        } ?? false
+        if postedAtHolds { check.run { try lead(start: post.groupBuyingStart, postedAt: postedAt) } }
         post.displayURL = check.run { try post.displayURL.map { try ProfileRules.url($0, field: "display_url") } } ?? post.displayURL
         post.groupBuyingURL = check.run { try post.groupBuyingURL.map { try ProfileRules.url($0, field: "group_buying_url") } } ?? post.groupBuyingURL
         let details = post.details

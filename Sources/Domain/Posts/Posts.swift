@@ -22,8 +22,7 @@ public struct Posts: Sendable {
     /// Submits a post.
     public func create(_ post: NewPost, by submitter: PermanentPrincipal) async throws -> Post {
         let now = now()
-        let post = try PostRules.validated(post)
-        try PostRules.lead(start: post.groupBuyingStart, postedAt: now)
+        let post = try PostRules.validated(post, now: now)
         return try await posts.create(post, submittedBy: submitter.userID, now: now)
     }
 

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Glibc
+import Foundation
 
 /// One pass over a request's header fields, on the engine thread, before any handler: how
 /// many bytes they take, and whether the body's framing is ambiguous.

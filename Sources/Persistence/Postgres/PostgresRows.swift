@@ -29,6 +29,13 @@ public final class PostgresRows: Sequence {
     /// The first row, if any.
     public var first: PostgresRow? { count > 0 ? self[0] : nil }
 
+    /// The first row of a statement that always returns one (`INSERT … RETURNING`, an
+    /// aggregate); a result without rows is an error that says so, not a trap.
+    public func single() throws -> PostgresRow {
+        guard let first else { throw PostgresError(code: .decoding, message: "the statement returned no row where one was expected") }
+        return first
+    }
+
     /// Iterates the rows in order.
     public func makeIterator() -> AnyIterator<PostgresRow> {
         var index = 0

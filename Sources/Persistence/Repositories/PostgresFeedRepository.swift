@@ -56,6 +56,10 @@ public final class PostgresFeedRepository: FeedRepository {
         preparedDays.withLock { $0 = $0.filter { $0.key >= day } }
     }
 
+    public func tightenWindowBounds() async throws -> Bool {
+        try await pool.statement { connection in try connection.query(sql: "SELECT post_window_bounds_tighten()").single().decode(0) }
+    }
+
     public func page(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?) async throws -> FeedPage {
         let dayPosition = preparedDays.withLock { $0[day] }
         let after = [ReadConsistency.after, dayPosition].compactMap { $0 }.max()

@@ -11,7 +11,7 @@ public struct PostgresImporter: ContentIngest {
     }
 
     /// Upserts influencers in transactions of `batchSize` rows (one transaction if `atomic`;
-    /// then any rejection rolls everything back).
+    /// then any rejection rolls everything back), each as ``InfluencerUpsert`` writes it.
     public func influencers(_ rows: [InfluencerImport], atomic: Bool, batchSize: Int) async throws -> [ImportOutcome] {
         try await run(rows, atomic: atomic, batchSize: batchSize) { batch, connection in
             try batch.map { row in
@@ -19,7 +19,7 @@ public struct PostgresImporter: ContentIngest {
                 // not the batch's: the savepoint keeps the rows before and after it.
                 try connection.execute(script: "SAVEPOINT import_row")
                 do {
-                    let outcome = try Self.upsertInfluencer(row, connection)
+                    let outcome = try InfluencerUpsert.write(row.profile, category: row.category, connection).outcome
                     try connection.execute(script: "RELEASE SAVEPOINT import_row")
                     return outcome
                 } catch let error as PostgresError where [.checkViolation, .notNullViolation, .uniqueViolation, .foreignKeyViolation, .other].contains(error.code) {
@@ -30,32 +30,12 @@ public struct PostgresImporter: ContentIngest {
         }
     }
 
-    /// Instagram's fields are replaced (a row without a biography clears it: the profile
-    /// has none now); the category is ours, so a row without one keeps it.
-    private static func upsertInfluencer(_ row: InfluencerImport, _ connection: PostgresConnection) throws -> ImportOutcome {
-        guard let result = try connection.query("""
-            INSERT INTO influencers (username, full_name, profile_pic_url, external_url, biography, followers_count, category_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            ON CONFLICT ON CONSTRAINT influencers_username_key DO UPDATE SET
-                full_name = EXCLUDED.full_name, profile_pic_url = EXCLUDED.profile_pic_url, external_url = EXCLUDED.external_url,
-                biography = EXCLUDED.biography, followers_count = EXCLUDED.followers_count,
-                category_id = COALESCE(EXCLUDED.category_id, influencers.category_id)
-            WHERE (influencers.full_name, influencers.profile_pic_url, influencers.external_url, influencers.biography,
-                   influencers.followers_count, influencers.category_id)
-                  IS DISTINCT FROM (EXCLUDED.full_name, EXCLUDED.profile_pic_url, EXCLUDED.external_url, EXCLUDED.biography,
-                                    EXCLUDED.followers_count, COALESCE(EXCLUDED.category_id, influencers.category_id))
-            RETURNING (xmax = 0)
-            """, [row.username, row.fullName, row.profilePicURL, row.externalURL, row.biography, row.followersCount, row.category]).first
-        else { return .unchanged }
-        return try result.decode(0, as: Bool.self) ? .inserted : .updated
-    }
-
     /// Upserts posts like ``influencers(_:atomic:batchSize:)``, a batch per statement: the
     /// rows are copied into a temporary table and merged with one `INSERT … SELECT … ON
     /// CONFLICT`, so counters and the feed order are maintained once per batch, not per row.
     /// Outcomes are reported in row order.
-    public func posts(_ rows: [PostImport], atomic: Bool, batchSize: Int) async throws -> [ImportOutcome] {
-        try await run(rows, atomic: atomic, batchSize: batchSize) { batch, connection in try Self.mergePosts(batch, connection) }
+    public func posts(_ rows: [PostImport], source: PostSource, atomic: Bool, batchSize: Int) async throws -> [ImportOutcome] {
+        try await run(rows, atomic: atomic, batchSize: batchSize) { batch, connection in try Self.mergePosts(batch, source: source, connection) }
     }
 
     public func knownPosts(instagramPostIDs: [String]) async throws -> Set<String> {
@@ -73,7 +53,7 @@ public struct PostgresImporter: ContentIngest {
         }
     }
 
-    private static func mergePosts(_ rows: [PostImport], _ connection: PostgresConnection) throws -> [ImportOutcome] {
+    private static func mergePosts(_ rows: [PostImport], source: PostSource, _ connection: PostgresConnection) throws -> [ImportOutcome] {
         try connection.execute(script: """
             CREATE TEMP TABLE import_posts (position integer, username text, product_name text, price integer, category_id text,
                 display_url text, group_buying_url text, starts timestamptz, ends timestamptz, post_url text, caption text,
@@ -103,6 +83,20 @@ public struct PostgresImporter: ContentIngest {
             """) {
             outcomes[try row.decode(0, as: Int.self)] = .rejected("influencer \(try row.decode(1, as: String.self)) does not exist")
         }
+        // A member's post is theirs: a row with its key is answered, and merges nothing.
+        for row in try connection.query("""
+            SELECT ip.position, p.id FROM import_posts ip JOIN influencers i ON i.username = ip.username
+            JOIN posts p ON (p.influencer_id, p.product_name, p.group_buying_start, p.group_buying_end) = (i.id, ip.product_name, ip.starts, ip.ends)
+            WHERE p.source = 'app'
+            """) {
+            outcomes[try row.decode(0, as: Int.self)] = .conflict("a member submitted this offer (post \(try row.decode(1, as: Int.self))): "
+                                                                   + "the same influencer, product and window; bulk rows never change a member's post")
+        }
+        try connection.execute(script: """
+            DELETE FROM import_posts ip USING influencers i, posts p
+            WHERE i.username = ip.username AND p.source = 'app'
+              AND (p.influencer_id, p.product_name, p.group_buying_start, p.group_buying_end) = (i.id, ip.product_name, ip.starts, ip.ends)
+            """)
         // A row naming the Instagram post of a stored post, with another product or window
         // (the extraction read the caption differently this time), moves that post to the
         // row's key rather than adding a second offer for the same Instagram post; only
@@ -117,7 +111,7 @@ public struct PostgresImporter: ContentIngest {
             )
             UPDATE posts p SET product_name = s.product_name, group_buying_start = s.starts, group_buying_end = s.ends
             FROM single s
-            WHERE p.instagram_post_id = s.instagram_post_id AND p.influencer_id = s.influencer_id
+            WHERE p.instagram_post_id = s.instagram_post_id AND p.influencer_id = s.influencer_id AND p.source <> 'app'
               AND (p.product_name, p.group_buying_start, p.group_buying_end) IS DISTINCT FROM (s.product_name, s.starts, s.ends)
               AND (SELECT count(*) FROM posts r WHERE r.instagram_post_id = s.instagram_post_id AND r.influencer_id = s.influencer_id) = 1
               AND NOT EXISTS (SELECT 1 FROM posts q WHERE q.influencer_id = s.influencer_id AND q.product_name = s.product_name
@@ -128,22 +122,23 @@ public struct PostgresImporter: ContentIngest {
         }
         for position in moved { outcomes[position] = .updated }
         // The last row of a file wins when it repeats a post; earlier repeats count as unchanged.
-        for row in try connection.query("""
+        for row in try connection.query(sql: """
             WITH latest AS (
                 SELECT DISTINCT ON (i.id, ip.product_name, ip.starts, ip.ends) ip.*, i.id AS influencer_id
                 FROM import_posts ip JOIN influencers i ON i.username = ip.username
                 ORDER BY i.id, ip.product_name, ip.starts, ip.ends, ip.position DESC
             ), merged AS (
                 INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url, group_buying_start, group_buying_end,
-                                   post_url, caption, hashtags, post_type, instagram_post_id, posted_at)
+                                   post_url, caption, hashtags, post_type, instagram_post_id, posted_at, source)
                 SELECT influencer_id, product_name, price, category_id, display_url, group_buying_url, starts, ends,
-                       post_url, caption, string_to_array(hashtags, ' '), post_type, instagram_post_id, COALESCE(posted_at, now()) FROM latest
+                       post_url, caption, string_to_array(hashtags, ' '), post_type, instagram_post_id, COALESCE(posted_at, now()), \(source.rawValue)::text
+                FROM latest
                 ON CONFLICT ON CONSTRAINT posts_dedup_key DO UPDATE SET
                     price = EXCLUDED.price, category_id = EXCLUDED.category_id, display_url = EXCLUDED.display_url,
                     group_buying_url = EXCLUDED.group_buying_url, post_url = EXCLUDED.post_url, caption = EXCLUDED.caption,
                     hashtags = EXCLUDED.hashtags, post_type = EXCLUDED.post_type,
                     instagram_post_id = COALESCE(EXCLUDED.instagram_post_id, posts.instagram_post_id)
-                WHERE (posts.price, posts.category_id, posts.display_url, posts.group_buying_url, posts.post_url, posts.caption,
+                WHERE posts.source <> 'app' AND (posts.price, posts.category_id, posts.display_url, posts.group_buying_url, posts.post_url, posts.caption,
                        posts.hashtags, posts.post_type, posts.instagram_post_id)
                       IS DISTINCT FROM (EXCLUDED.price, EXCLUDED.category_id, EXCLUDED.display_url, EXCLUDED.group_buying_url,
                                         EXCLUDED.post_url, EXCLUDED.caption, EXCLUDED.hashtags, EXCLUDED.post_type,
@@ -176,7 +171,7 @@ public struct PostgresImporter: ContentIngest {
                 do {
                     try connection.transaction { connection in
                         results = try merge(batch, connection)
-                        if atomic, results.contains(where: { if case .rejected = $0 { true } else { false } }) { throw AtomicRejection() }
+                        if atomic, results.contains(where: { !$0.isStored }) { throw AtomicRejection() }
                     }
                 } catch is AtomicRejection {}
                 return results

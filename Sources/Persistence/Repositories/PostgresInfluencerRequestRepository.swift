@@ -110,12 +110,13 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
         try await pool.transaction { connection in
             guard let row = try connection.query("SELECT username FROM influencer_requests WHERE id = $1 AND status <> 'approved' FOR UPDATE",
                                                  [id]).first else { return nil }
-            let username: String = try row.decode(0)
-            let created = try connection.query("""
-                INSERT INTO influencers (username, full_name, biography, profile_pic_url, followers_count, external_url)
-                VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT ON CONSTRAINT influencers_username_key DO NOTHING RETURNING id
-                """, [username, profile.fullName, profile.biography, profile.profilePicURL, profile.followersCount, profile.externalURL]).first
-            let influencer: Int = try (created ?? connection.query("SELECT id FROM influencers WHERE username = $1", [username]).first!).decode(0)
+            var profile = profile
+            profile.username = try row.decode(0)
+            // Written as every door writes influencers (a renamed account keeps its influencer);
+            // when the account and the name are two influencers' already, the name's is kept.
+            let written = try InfluencerUpsert.write(profile, category: nil, connection).id
+            guard let influencer = try written ?? connection.query(sql: "SELECT id FROM influencers WHERE username = \(profile.username)").first?.decode(0, as: Int.self)
+            else { throw DomainError.conflict("influencer") }
             return try connection.query("""
                 UPDATE influencer_requests r SET status = 'approved', reason = NULL, influencer_id = $2, leased_until = NULL, updated_at = now()
                 WHERE r.id = $1 RETURNING \(Self.columns)

@@ -46,11 +46,11 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
             try await pool.transaction { connection in
                 guard let row = try connection.query(sql: """
                     INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url,
-                                       group_buying_start, group_buying_end, submitted_by, posted_at, post_url, caption, hashtags, post_type)
+                                       group_buying_start, group_buying_end, submitted_by, posted_at, post_url, caption, hashtags, post_type, source)
                     VALUES (\(post.influencerID.rawValue), \(post.productName), \(post.price), \(post.category.rawValue), \(post.displayURL),
                             \(post.groupBuyingURL), \(post.groupBuyingStart), \(post.groupBuyingEnd), \(submittedBy.rawValue), \(now),
                             \(post.details.postURL), \(post.details.caption), string_to_array(\(Self.tagText(post.details.hashtags)), ' '),
-                            \(post.details.postType))
+                            \(post.details.postType), \(PostSource.app.rawValue))
                     ON CONFLICT ON CONSTRAINT posts_dedup_key DO NOTHING
                     RETURNING id
                     """).first

@@ -7,7 +7,8 @@ public struct SupabaseExport: Sendable {
     public static let columns: KeyValuePairs<String, [String]> = [
         "users": ["id", "nickname", "profile_url", "provider", "created_at"],
         "identities": ["user_id", "provider", "provider_id", "email", "created_at"],
-        "influencers": ["id", "username", "full_name", "biography", "profile_pic_url", "followers_count", "external_url", "category", "created_at"],
+        "influencers": ["id", "username", "full_name", "biography", "profile_pic_url", "followers_count", "external_url", "external_url_title", "category",
+                        "last_synced_at", "created_at"],
         "posts": ["id", "influencer_id", "post_url", "post_type", "caption", "display_url", "hashtags", "group_buying_start", "group_buying_end",
                   "product_name", "group_buying_url", "price", "category", "submitted_by", "posted_at", "created_at"],
         "likes": ["user_id", "post_id", "created_at"],
@@ -60,8 +61,11 @@ public struct PostgresSupabaseImporter: Sendable {
                 var read: [String: Int] = [:]
                 for (table, columns) in SupabaseExport.columns {
                     try connection.execute(script: "CREATE TEMP TABLE s_\(table) (\(columns.map { "\($0) text" }.joined(separator: ", "))) ON COMMIT DROP")
-                    let rows = export.tables[table] ?? []
-                    read[table] = rows.count
+                    // A NUL cannot be staged (PostgreSQL text holds none): such a row is left out
+                    // and counted as one the schema refused, not a failed import.
+                    let all = export.tables[table] ?? []
+                    let rows = all.filter { row in !row.values.contains { $0.utf8.contains(0) } }
+                    read[table] = all.count
                     var index = 0
                     _ = try connection.copy(into: "s_\(table)", columns: columns) {
                         guard index < rows.count else { return nil }

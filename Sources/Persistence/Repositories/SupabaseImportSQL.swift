@@ -31,12 +31,20 @@ enum SupabaseImportSQL {
             ON CONFLICT (provider, subject) DO NOTHING
             """),
         ("influencers", "influencers", """
-            INSERT INTO influencers (username, full_name, profile_pic_url, external_url, biography, followers_count, category_id, created_at)
+            INSERT INTO influencers (username, full_name, profile_pic_url, external_url, biography, followers_count, category_id, created_at,
+                                     instagram_id, external_url_title, last_synced_at)
             SELECT DISTINCT ON (lower(btrim(s.username))) lower(btrim(s.username)),
-                   CASE WHEN char_length(s.full_name) <= 100 THEN s.full_name END, pg_temp.url(s.profile_pic_url), pg_temp.url(s.external_url),
-                   CASE WHEN char_length(s.biography) <= 2000 THEN s.biography END,
+                   CASE WHEN char_length(s.full_name) <= 100 AND s.full_name !~ '[[:cntrl:]]' THEN s.full_name END,
+                   pg_temp.url(s.profile_pic_url), pg_temp.url(s.external_url),
+                   CASE WHEN char_length(s.biography) <= 2000 AND s.biography !~ '[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]' THEN s.biography END,
                    CASE WHEN s.followers_count ~ '^[0-9]{1,9}$' THEN s.followers_count::integer ELSE 0 END,
-                   pg_temp.category(s.category), COALESCE(pg_temp.ts(s.created_at), now())
+                   pg_temp.category(s.category), COALESCE(pg_temp.ts(s.created_at), now()),
+                   -- The original pipeline keyed influencers by Instagram's account id; the
+                   -- app's own requests by 'inf_<uuid>'. The first row of an id keeps it.
+                   CASE WHEN s.id ~ '^[0-9]{1,32}$' AND NOT EXISTS (SELECT 1 FROM influencers i WHERE i.instagram_id = s.id)
+                        AND lower(btrim(s.username)) = (SELECT min(lower(btrim(t.username))) FROM s_influencers t WHERE t.id = s.id) THEN s.id END,
+                   CASE WHEN char_length(s.external_url_title) <= 200 AND s.external_url_title !~ '[[:cntrl:]]' THEN s.external_url_title END,
+                   pg_temp.ts(s.last_synced_at)
             FROM s_influencers s
             WHERE lower(btrim(s.username)) ~ '^[a-z0-9._]{1,30}$'
             ON CONFLICT (username) DO NOTHING
@@ -47,8 +55,9 @@ enum SupabaseImportSQL {
             WHERE char_length(s.id) BETWEEN 1 AND 100
             ON CONFLICT (text_id) DO NOTHING
             """),
-        // Posts under the rules of /v1/posts: a product name, a category, a window that
-        // starts before it ends and lasts at most 366 days; bad URLs and tags are dropped.
+        // Posts under the rules of /v1/posts (PostRules): a product name, a category, a window
+        // that starts before it ends and lasts at most 366 days, starting within 366 days of
+        // a posted_at between Instagram's opening and now; bad URLs and tags are dropped.
         // Like counts start at zero: the likes below count them, as they do here.
         ("posts", "posts", """
             WITH ready AS (
@@ -58,18 +67,21 @@ enum SupabaseImportSQL {
                        pg_temp.url(s.group_buying_url) AS group_buying_url, pg_temp.ts(s.group_buying_start) AS starts,
                        pg_temp.ts(s.group_buying_end) AS ends, (SELECT u.id FROM users u WHERE u.id = pg_temp.id(s.submitted_by)) AS submitted_by,
                        COALESCE(pg_temp.ts(s.posted_at), pg_temp.ts(s.created_at), now()) AS posted_at, pg_temp.url(s.post_url) AS post_url,
-                       left(s.caption, 2200) AS caption, pg_temp.tags(s.hashtags) AS hashtags,
+                       CASE WHEN s.caption !~ '[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]' THEN left(s.caption, 2200) END AS caption, pg_temp.tags(s.hashtags) AS hashtags,
                        CASE WHEN s.post_type ~ '^[A-Za-z_]{1,20}$' THEN s.post_type END AS post_type
                 FROM s_posts s JOIN supabase_influencer_ids a ON a.text_id = s.influencer_id
             ), valid AS (
                 SELECT * FROM ready
-                WHERE char_length(product_name) BETWEEN 1 AND 200 AND category_id IS NOT NULL
+                WHERE char_length(product_name) BETWEEN 1 AND 200 AND product_name !~ '[[:cntrl:]]' AND category_id IS NOT NULL
                   AND starts < ends AND ends - starts <= interval '366 days'
+                  AND posted_at BETWEEN '2010-10-06T00:00:00Z' AND now() + interval '1 hour'
+                  AND starts BETWEEN posted_at - interval '366 days' AND posted_at + interval '366 days'
             ), inserted AS (
                 INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url, group_buying_start,
-                                   group_buying_end, submitted_by, posted_at, post_url, caption, hashtags, post_type)
+                                   group_buying_end, submitted_by, posted_at, post_url, caption, hashtags, post_type, source)
                 SELECT DISTINCT ON (influencer_id, product_name, starts, ends) influencer_id, product_name, price, category_id, display_url,
-                       group_buying_url, starts, ends, submitted_by, posted_at, post_url, caption, hashtags, post_type
+                       group_buying_url, starts, ends, submitted_by, posted_at, post_url, caption, hashtags, post_type,
+                       CASE WHEN submitted_by IS NULL THEN 'import' ELSE 'app' END
                 FROM valid ORDER BY influencer_id, product_name, starts, ends, posted_at, text_id  -- of repeats, the first posted
                 ON CONFLICT (influencer_id, product_name, group_buying_start, group_buying_end) DO NOTHING
                 RETURNING id, influencer_id, product_name, group_buying_start, group_buying_end

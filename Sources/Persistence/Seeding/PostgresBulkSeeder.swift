@@ -105,7 +105,7 @@ public struct PostgresBulkSeeder: Sendable {
         var likeCounts = [Int32](repeating: 0, count: plan.posts)
         likes.forEach { _, post in likeCounts[post] += 1 }
         try stream("posts", ["influencer_id", "product_name", "price", "category_id", "group_buying_start", "group_buying_end", "posted_at", "likes_count",
-                             "hashtags"], count: plan.posts) { index in
+                             "hashtags", "source"], count: plan.posts) { index in
             let influencer = influencerIDs[random.skewed(influencerIDs.count, power: 1.5)]
             let category = SampleNames.categories[(influencer + index) % 13]
             let product = SampleNames.products[category]![index % 5]
@@ -117,7 +117,7 @@ public struct PostgresBulkSeeder: Sendable {
             // they were): its category (~77 k posts each), its product's first word, and
             // one of 1,000 rarer tags (~1 k posts each).
             let tags = "{\(category),\(product.split(separator: " ")[0]),tag\(index % 1000)}"
-            return "\(influencer)\t\(product) \(index)\t\(price)\t\(category)\t\(Self.timestamp(start))\t\(Self.timestamp(end))\t\(Self.timestamp(start - 86_400))\t\(likeCounts[index])\t\(tags)\n"
+            return "\(influencer)\t\(product) \(index)\t\(price)\t\(category)\t\(Self.timestamp(start))\t\(Self.timestamp(end))\t\(Self.timestamp(start - 86_400))\t\(likeCounts[index])\t\(tags)\timport\n"
         }
         let pairs = likes.makeIterator()
         var produced = 0

@@ -114,9 +114,9 @@ public struct PostgresDemoSeeder: Sendable {
             """)
         let inserted = try connection.execute("""
             INSERT INTO posts (influencer_id, product_name, price, category_id, group_buying_start, group_buying_end, posted_at,
-                               display_url, hashtags)
+                               display_url, hashtags, source)
             SELECT i.id, d.name, d.price, d.category, d.starts, d.ends, d.starts - interval '1 day', 'https://picsum.photos/seed/' || md5(d.name) || '/600',
-                   string_to_array(d.tags, ' ')
+                   string_to_array(d.tags, ' '), 'import'
             FROM demo_posts d JOIN influencers i ON i.username = d.username
             WHERE NOT EXISTS (SELECT 1 FROM posts p WHERE p.influencer_id = i.id AND p.product_name = d.name)
             """)

@@ -9,7 +9,8 @@ import Persistence
 /// Each pass is safe twice; the ones that must not overlap take an advisory lock.
 enum BackgroundJobs {
     /// Every minute: today's and tomorrow's feed order (so the order is there before the
-    /// day starts), and days before yesterday dropped.
+    /// day starts), days before yesterday dropped, and the window bounds narrowed when a
+    /// post at a bound was edited or deleted.
     static func feedMaintenance(feed: any FeedRepository, now: @escaping @Sendable () -> Date, logger: Logger, metrics: Metrics?,
                                 leadership: JobLeadership?, interval: Duration = .seconds(60)) -> RepeatingJob {
         RepeatingJob(name: "feed maintenance", interval: interval, logger: logger, metrics: metrics, leadership: leadership) {
@@ -23,6 +24,7 @@ enum BackgroundJobs {
         try await feed.prepare(day: today)
         try await feed.prepare(day: today.next)
         try await feed.discardDays(before: today.previous)
+        _ = try await feed.tightenWindowBounds()
     }
 
     /// Every minute: revocation and role-change rows older than a token lifetime (plus 2

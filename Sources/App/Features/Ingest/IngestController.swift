@@ -28,13 +28,20 @@ struct IngestController: Sendable {
     var routes: [Route] {
         [
             keyed("POST", "/ingest/influencers", maxBodyBytes: IngestSettings.maxBodyBytes) { request in
-                let rows = try await rows(request, parse: ImportRows.influencer)
+                // The sync's profiles qualify by the requests' rules (one rule): a private,
+                // small or link-less account is skipped, as the original workflow skipped it.
+                var rows = try await rows(request) { record, categories in try await ImportRows.influencer(record, categories: categories) }
+                rows.skip { row in
+                    if case .failure(let failure) = settings.rules.verdict(row.profile) { return failure.rawValue }
+                    return nil
+                }
                 let outcomes = try await settings.content.influencers(rows.valid, atomic: false, batchSize: IngestSettings.maxRows)
                 return .json(IngestResults(rows: rows, outcomes: outcomes))
             },
             keyed("POST", "/ingest/posts", maxBodyBytes: IngestSettings.maxBodyBytes) { request in
-                let rows = try await rows(request, parse: ImportRows.post)
-                let outcomes = try await settings.content.posts(rows.valid, atomic: false, batchSize: IngestSettings.maxRows)
+                let now = now()
+                let rows = try await rows(request) { record, categories in try await ImportRows.post(record, categories: categories, now: now) }
+                let outcomes = try await settings.content.posts(rows.valid, source: .ingest, atomic: false, batchSize: IngestSettings.maxRows)
                 return .json(IngestResults(rows: rows, outcomes: outcomes))
             },
             keyed("POST", "/ingest/posts/known", maxBodyBytes: 128 << 10) { request in
@@ -100,7 +107,7 @@ struct IngestController: Sendable {
 
     /// The body's rows, each validated (or rejected with its reason), at most ``IngestSettings/maxRows``.
     private func rows<Row: IngestRow>(_ request: HTTPRequest,
-                                      parse: (ImportRecord, CategoryResolver) async throws -> Row) async throws -> IngestRows<Row> {
+                                      _ parse: (ImportRecord, CategoryResolver) async throws -> Row) async throws -> IngestRows<Row> {
         let records = try Self.records(request)
         guard records.count <= IngestSettings.maxRows else {
             throw APIError(status: 400, code: "too_many_rows", message: "Send at most \(IngestSettings.maxRows) rows per call; this one has \(records.count).")

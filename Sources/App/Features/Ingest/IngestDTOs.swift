@@ -10,12 +10,12 @@ protocol IngestRow: Sendable {
 extension InfluencerImport: IngestRow {}
 extension PostImport: IngestRow {}
 
-/// The rows of one call in body order: the valid ones (handed to the store) and the
-/// rejected ones with their reasons.
+/// The rows of one call in body order: the valid ones (handed to the store) and the ones
+/// answered before the store, with their outcomes.
 struct IngestRows<Row: IngestRow> {
     private(set) var valid: [Row] = []
-    /// Per row in body order: its line and, when rejected, why.
-    private(set) var entries: [(line: Int, rejection: String?)] = []
+    /// Per row in body order: its line and, when it never reaches the store, its outcome.
+    private(set) var entries: [(line: Int, early: ImportOutcome?)] = []
 
     mutating func append(valid row: Row) {
         valid.append(row)
@@ -23,12 +23,25 @@ struct IngestRows<Row: IngestRow> {
     }
 
     mutating func append(rejected reason: String, line: Int) {
-        entries.append((line, reason))
+        entries.append((line, .rejected(reason)))
+    }
+
+    /// Takes out of the valid rows those `reason` names a reason for, as skipped.
+    mutating func skip(_ reason: (Row) -> String?) {
+        var kept: [Row] = []
+        var skipped: [Int: String] = [:]
+        for row in valid {
+            if let why = reason(row) { skipped[row.line] = why } else { kept.append(row) }
+        }
+        guard !skipped.isEmpty else { return }
+        valid = kept
+        entries = entries.map { entry in entry.early == nil ? (entry.line, skipped[entry.line].map(ImportOutcome.skipped)) : entry }
     }
 }
 
-/// `{created, updated, unchanged, rejected, results: [{row, outcome, reason?}]}`: each row
-/// of the body, in order; `row` is its element number (its line in NDJSON).
+/// `{created, updated, unchanged, rejected, conflict, skipped, results: [{row, outcome,
+/// reason?}]}`: each row of the body, in order; `row` is its element number (its line in
+/// NDJSON).
 struct IngestResults<Row: IngestRow>: JSONWritable {
     let rows: IngestRows<Row>
     let outcomes: [ImportOutcome]
@@ -36,25 +49,28 @@ struct IngestResults<Row: IngestRow>: JSONWritable {
     private func results() -> [(row: Int, outcome: String, reason: String?)] {
         var stored = outcomes.makeIterator()
         return rows.entries.map { entry in
-            if let rejection = entry.rejection { return (entry.line, "rejected", rejection) }
-            switch stored.next() {
-            case .inserted: return (entry.line, "created", nil)
-            case .updated: return (entry.line, "updated", nil)
-            case .unchanged: return (entry.line, "unchanged", nil)
-            case .rejected(let reason): return (entry.line, "rejected", reason)
-            case nil: return (entry.line, "rejected", "not stored")
+            switch entry.early ?? stored.next() {
+            case .inserted: (entry.line, "created", nil)
+            case .updated: (entry.line, "updated", nil)
+            case .unchanged: (entry.line, "unchanged", nil)
+            case .rejected(let reason): (entry.line, "rejected", reason)
+            case .conflict(let reason): (entry.line, "conflict", reason)
+            case .skipped(let reason): (entry.line, "skipped", reason)
+            case nil: (entry.line, "rejected", "not stored")
             }
         }
     }
 
     func write(to json: inout JSONWriter) {
         let results = results()
-        let count = { (outcome: String) in results.count { $0.outcome == outcome } }
         json.object { json in
+            let count = { (outcome: String) in results.count { $0.outcome == outcome } }
             json.field("created", count("created"))
             json.field("updated", count("updated"))
             json.field("unchanged", count("unchanged"))
             json.field("rejected", count("rejected"))
+            json.field("conflict", count("conflict"))
+            json.field("skipped", count("skipped"))
             json.field("results", results.map(RowResult.init))
         }
     }
@@ -184,6 +200,6 @@ enum LookupReport {
         }
         return InstagramProfile(username: try text("username") ?? "", fullName: try text("full_name"), biography: try text("biography"),
                                 profilePicURL: try text("profile_pic_url"), followersCount: followers, externalURL: try text("external_url"),
-                                isPrivate: isPrivate)
+                                isPrivate: isPrivate, instagramID: try text("instagram_id"), externalURLTitle: try text("external_url_title"))
     }
 }

@@ -77,12 +77,16 @@ enum ImportCommand {
                     try await importer.influencers($0, atomic: atomic, batchSize: 500)
                 }
             } else {
-                try await load(batch: 5_000, line: \.line, { try await ImportRows.post($0, categories: categories) }) {
-                    try await importer.posts($0, atomic: atomic, batchSize: 5_000)
+                let now = Date()
+                try await load(batch: 5_000, line: \.line, { try await ImportRows.post($0, categories: categories, now: now) }) {
+                    try await importer.posts($0, source: .import, atomic: atomic, batchSize: 5_000)
                 }
             }
             for (line, outcome) in zip(lines, outcomes) {
-                if case .rejected(let reason) = outcome { rejects.append((line, reason)) }
+                switch outcome {
+                case .rejected(let reason), .conflict(let reason), .skipped(let reason): rejects.append((line, reason))
+                case .inserted, .updated, .unchanged: break
+                }
             }
             rejects.sort { $0.line < $1.line }
             try await writeRejects(rejects, to: rejectsPath)
@@ -120,7 +124,7 @@ enum ImportCommand {
         var outcomes: [ImportOutcome] = []
         for start in stride(from: 0, to: rows.count, by: size) {
             outcomes += try await merge(Array(rows[start..<min(start + size, rows.count)]))
-            progress.update(outcomes.count, rejected: rejected + outcomes.count { if case .rejected = $0 { true } else { false } })
+            progress.update(outcomes.count, rejected: rejected + outcomes.count { !$0.isStored })
         }
         progress.finish()
         return outcomes
