@@ -1,29 +1,68 @@
-// Replays an n8n workflow's HTTP calls against a market09 server, without n8n.
+// Replays an n8n workflow's HTTP calls against a market09 server, without n8n, as strictly
+// as n8n runs it.
 //
 // usage: node n8n_replay.mjs <workflow.json> <fixture.json>
-//   MARKET09_URL          the server (loopback only)
-//   MARKET09_INGEST_KEY   the value of the workflow's "Market09 ingest key" credential
+//        node n8n_replay.mjs --check <workflow.json>   (the checks only: exit 3 and the problems)
+//   MARKET09_URL            the server (loopback only): set into the workflow's Settings
+//                           node, as the operator does after importing it
+//   MARKET09_INGEST_KEY     the value of the "Market09 ingest key" credential
+//   N8N_BLOCK_ENV_ACCESS_IN_NODE   as n8n 2.x reads it: unless "false", $env is refused
+//   REPLAY_TIME_SCALE       waits (batch intervals, retries) are multiplied by it (default 1)
+//
+// Before running, every node is checked against the parameters n8n's definition of its
+// type and version declares (n8n_nodes.mjs): a parameter n8n would drop, a value of the
+// wrong type or shape, a missing credential or an IF condition n8n's strict types refuse
+// fails the replay with every problem named, as n8n would refuse or misrun the workflow.
 //
 // It runs the workflow the way n8n (execution order v1) does for the node types the
 // examples use: the manual trigger, Code nodes (run once for all items), IF (v2
-// conditions), Loop Over Items (split in batches) and HTTP Request (v4: one call per
-// input item, array answers split into items, `onError: continueRegularOutput`,
-// header-auth credentials, the "update a parameter in each request" pagination, file
-// answers as binary data and binary data as the body).
-// Expressions (`={{ … }}`) are evaluated with $json, $input, $(name), $env and $response.
+// conditions, n8n's type checks), Loop Over Items (split in batches) and HTTP Request (v4:
+// one call per input item, sent a batch at a time with the batch interval between, array
+// answers split into items, a failed call failing the node after all are sent unless
+// `onError: continueRegularOutput`, header-auth credentials, the "update a parameter in
+// each request" pagination, file answers as binary data and binary data as the body), and
+// the node settings `retryOnFail`/`maxTries`/`waitBetweenTries` (the whole node again).
 //
 // Only the server is called. The profile scraper (api.apify.com), the extraction model
 // (api.anthropic.com) and image hosts answer from the fixture (its `images`, base64; other
-// image URLs 404); any other address fails the replay. At the
-// end it prints one JSON line: every call made, and the answers of the server's calls.
+// image URLs 404; `model_rate_limited_calls`: the model's calls answered 429); they refuse
+// calls without their credential. Any other address fails the replay. At the end it
+// prints one JSON line: every call made (with its time in ms from the start), and the
+// answers of the server's calls.
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { validateWorkflow, ifTypeValidation, filterTypeError, filterPasses } from './n8n_nodes.mjs';
 
-const [workflowPath, fixturePath] = process.argv.slice(2);
+const checkOnly = process.argv[2] === '--check';
+const [workflowPath, fixturePath] = process.argv.slice(checkOnly ? 3 : 2);
 const workflow = JSON.parse(readFileSync(workflowPath, 'utf8'));
+
+const problems = validateWorkflow(workflow);
+if (problems.length || checkOnly) {
+  console.log(JSON.stringify({ problems }));
+  process.exit(problems.length ? 3 : 0);
+}
+
 const fixture = JSON.parse(readFileSync(fixturePath, 'utf8'));
 const server = process.env.MARKET09_URL;
 if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(server || '')) throw new Error('MARKET09_URL must be a loopback http://host:port');
-const credentials = { 'Market09 ingest key': { name: 'apikey', value: process.env.MARKET09_INGEST_KEY || '' } };
+const timeScale = Number(process.env.REPLAY_TIME_SCALE ?? '1');
+const started = Date.now();
+
+// The operator's step after importing: the server's URL in the Settings node, its one place.
+const settings = workflow.nodes.find((node) => node.name === 'Settings');
+const urlLiteral = /(market09_url:\s*)'[^']*'/g;
+if (!settings || (settings.parameters.jsCode.match(urlLiteral) || []).length !== 1) {
+  throw new Error('the workflow must set market09_url once, in its Settings node');
+}
+settings.parameters.jsCode = settings.parameters.jsCode.replace(urlLiteral, `$1'${server}'`);
+
+// The credentials an operator creates (docs/supabase.md): each an n8n "Header Auth" credential.
+const credentials = {
+  'Market09 ingest key': { name: 'apikey', value: process.env.MARKET09_INGEST_KEY || '' },
+  'Apify API token': { name: 'Authorization', value: 'Bearer apify-test-token' },
+  'Anthropic API key': { name: 'x-api-key', value: 'anthropic-test-key' },
+};
 
 const nodes = new Map(workflow.nodes.map((node) => [node.name, node]));
 const runData = new Map();   // node name -> items of its last run
@@ -31,6 +70,7 @@ const loopState = new Map(); // Loop Over Items -> { queue, done }
 const calls = [];
 const MAX_NODE_RUNS = 10_000; // bounded: a miswired loop fails instead of spinning
 let nodeRuns = 0;
+let modelCalls = 0;
 
 const item = (json) => ({ json });
 const accessor = (name) => {
@@ -39,12 +79,17 @@ const accessor = (name) => {
   return { all: () => items, first: () => items[0], last: () => items[items.length - 1], get item() { return items[0]; } };
 };
 
+// n8n 2.x blocks $env in expressions and Code nodes unless N8N_BLOCK_ENV_ACCESS_IN_NODE=false.
+const environment = process.env.N8N_BLOCK_ENV_ACCESS_IN_NODE === 'false'
+  ? { ...process.env }
+  : new Proxy({}, { get() { throw new Error('access to env vars denied'); } });
+
 function context(items, index = 0, extra = {}) {
   return {
     $json: items[index]?.json ?? {},
     $input: { all: () => items, first: () => items[0], last: () => items[items.length - 1], item: items[index] },
     $: accessor,
-    $env: { MARKET09_URL: server },
+    $env: environment,
     ...extra,
   };
 }
@@ -67,23 +112,17 @@ async function runCode(node, items) {
 
 function runIf(node, items) {
   const outputs = [[], []];
+  const conditions = node.parameters.conditions;
+  const options = { typeValidation: ifTypeValidation(node), caseSensitive: !node.parameters.options?.ignoreCase };
   items.forEach((entry, index) => {
     const scope = context(items, index);
-    const results = node.parameters.conditions.conditions.map((condition) => {
-      const left = evaluate(condition.leftValue, scope);
-      const right = evaluate(condition.rightValue, scope);
-      const { type, operation } = condition.operator;
-      switch (`${type}.${operation}`) {
-        case 'boolean.true': return left === true;
-        case 'boolean.false': return left === false;
-        case 'string.equals': return String(left) === String(right);
-        case 'string.notEquals': return String(left) !== String(right);
-        case 'number.gt': return Number(left) > Number(right);
-        case 'array.notEmpty': return Array.isArray(left) && left.length > 0;
-        default: throw new Error(`IF operator ${type}.${operation} is not replayed`);
-      }
+    const results = conditions.conditions.map((condition, number) => {
+      const resolved = { ...condition, leftValue: evaluate(condition.leftValue, scope), rightValue: evaluate(condition.rightValue, scope) };
+      const error = filterTypeError(resolved, options, { index: number, item: index });
+      if (error) throw new Error(`${node.name}: ${error}`);
+      return filterPasses(resolved, options);
     });
-    const passed = node.parameters.conditions.combinator === 'or' ? results.some(Boolean) : results.every(Boolean);
+    const passed = conditions.combinator === 'or' ? results.some(Boolean) : results.every(Boolean);
     outputs[passed ? 0 : 1].push(entry);
   });
   return outputs;
@@ -91,7 +130,7 @@ function runIf(node, items) {
 
 function runLoop(node, items) {
   let state = loopState.get(node.name);
-  const size = node.parameters.batchSize || 1;
+  const size = node.parameters.batchSize ?? 1;
   if (!state || state.finished) {
     state = { queue: [...items], done: [], finished: false };
     loopState.set(node.name, state);
@@ -105,13 +144,24 @@ function runLoop(node, items) {
   return [[], state.queue.splice(0, size)];
 }
 
+function credentialHeader(headers, name) {
+  return Object.entries(headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
+}
+
 async function fake(url, init) {
   if (url.startsWith('https://api.apify.com/')) {
+    if (!/^Bearer \S+$/.test(credentialHeader(init.headers, 'Authorization') || '')) return { status: 401, body: { error: { type: 'token-not-provided' } } };
+    if (new URL(url).search.includes('token=')) return { status: 400, body: { error: { type: 'the token travels in the workflow' } } };
     const usernames = JSON.parse(init.body).usernames;
     const profiles = usernames.map((name) => fixture.profiles[name]).filter(Boolean);
     return { status: 200, body: profiles };
   }
   if (url.startsWith('https://api.anthropic.com/')) {
+    if (!credentialHeader(init.headers, 'x-api-key')) return { status: 401, body: { type: 'error', error: { type: 'authentication_error' } } };
+    modelCalls += 1;
+    if ((fixture.model_rate_limited_calls || []).includes(modelCalls)) {
+      return { status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } } };
+    }
     const prompt = JSON.parse(init.body).messages[0].content;
     const match = Object.entries(fixture.extractions).find(([marker]) => prompt.includes(marker));
     if (!match) return { status: 200, body: { content: [{ type: 'text', text: '{"product_name": null}' }] } };
@@ -126,9 +176,10 @@ async function fake(url, init) {
 
 async function send(url, init) {
   if (typeof url !== 'string' || !/^https?:\/\//.test(url)) return { status: 0, body: { error: `invalid URL: ${url}` } };
+  const at = Date.now() - started;
   const faked = await fake(url, init);
   if (faked) {
-    calls.push({ service: new URL(url).host, method: init.method, status: faked.status });
+    calls.push({ service: new URL(url).host, method: init.method, status: faked.status, at });
     return faked;
   }
   if (!url.startsWith(server + '/')) throw new Error(`the replay calls nothing but the server and the fixture: ${url}`);
@@ -136,20 +187,27 @@ async function send(url, init) {
   const text = await response.text();
   const body = text ? JSON.parse(text) : {};
   const request = typeof init.body === 'string' ? JSON.parse(init.body) : init.body ? `${init.body.length} bytes` : undefined;
-  calls.push({ service: 'market09', method: init.method, path: new URL(url).pathname, status: response.status, request, body });
+  calls.push({ service: 'market09', method: init.method, path: new URL(url).pathname, status: response.status, request, body, at });
   return { status: response.status, body };
 }
 
 async function runHTTP(node, items) {
   const p = node.parameters;
   const output = [];
+  const batch = p.options?.batching?.batch;
+  const batchSize = batch?.batchSize ?? -1;
+  const batchInterval = batch?.batchInterval ?? 0;
+  const failures = [];
   for (let index = 0; index < items.length; index++) {
+    if (index > 0 && batchSize > 0 && batchInterval > 0 && index % batchSize === 0) await sleep(batchInterval * timeScale);
     const scope = context(items, index);
     const headers = {};
     for (const header of p.sendHeaders ? p.headerParameters.parameters : []) headers[header.name] = evaluate(header.value, scope);
     if (p.authentication === 'genericCredentialType') {
-      const credential = credentials[node.credentials?.[p.genericAuthType]?.name];
-      if (credential) headers[credential.name] = credential.value;
+      const name = node.credentials?.[p.genericAuthType]?.name;
+      const credential = credentials[name];
+      if (!credential) throw new Error(`${node.name}: credential "${name}" does not exist`);
+      headers[credential.name] = credential.value;
     }
     const query = new URLSearchParams();
     for (const parameter of p.sendQuery ? p.queryParameters.parameters : []) query.set(parameter.name, evaluate(parameter.value, scope));
@@ -163,46 +221,65 @@ async function runHTTP(node, items) {
       }
       body = binary.bytes;
       headers['Content-Type'] = binary.mimeType;
-    } else if (p.sendBody && p.specifyBody === 'json') {
+    } else if (p.sendBody && (p.contentType ?? 'json') === 'json' && p.specifyBody === 'json') {
       const value = evaluate(p.jsonBody, scope);
       body = typeof value === 'string' ? value : JSON.stringify(value);
+      JSON.parse(body);
       headers['Content-Type'] = 'application/json';
     }
     const base = evaluate(p.url, scope);
     const pagination = p.options?.pagination?.pagination;
     for (let page = 0; page < 100; page++) {
-      const url = base + (query.size ? '?' + query : '');
+      const url = base + ([...query].length ? '?' + query : '');
       const response = await send(url, { method: p.method || 'GET', headers, body });
-      if (response.status >= 400) {
-        if (node.onError !== 'continueRegularOutput') throw new Error(`${node.name}: ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.status >= 400 || response.status === 0) {
+        failures.push(`${node.name}: ${response.status} ${JSON.stringify(response.body)}`);
         output.push(item({ error: response.body, statusCode: response.status }));
         break;
       }
       if (p.options?.response?.response?.responseFormat === 'file') {
-        output.push({ json: {}, binary: { data: { bytes: response.bytes, mimeType: response.mimeType } } });
+        const field = p.options.response.response.outputPropertyName ?? 'data';
+        output.push({ json: {}, binary: { [field]: { bytes: response.bytes, mimeType: response.mimeType } } });
         break;
       }
       output.push(...(Array.isArray(response.body) ? response.body.map(item) : [item(response.body)]));
       if (!pagination) break;
       const pageScope = { ...scope, $response: { body: response.body } };
       if (evaluate(pagination.completeExpression, pageScope)) break;
-      for (const parameter of pagination.parameters) query.set(parameter.name, evaluate(parameter.value, pageScope));
+      for (const parameter of pagination.parameters.parameters) query.set(parameter.name, evaluate(parameter.value, pageScope));
     }
   }
+  // n8n sends every item's request, then fails the node on the first failed one.
+  if (failures.length && node.onError !== 'continueRegularOutput') throw new Error(failures[0]);
   return [output];
+}
+
+async function runNode(node, items) {
+  switch (node.type) {
+    case 'n8n-nodes-base.manualTrigger': return [[item({})]];
+    case 'n8n-nodes-base.code': return runCode(node, items);
+    case 'n8n-nodes-base.if': return runIf(node, items);
+    case 'n8n-nodes-base.splitInBatches': return runLoop(node, items);
+    case 'n8n-nodes-base.httpRequest': return runHTTP(node, items);
+    default: throw new Error(`node type ${node.type} is not replayed`);
+  }
 }
 
 async function execute(name, items) {
   if (++nodeRuns > MAX_NODE_RUNS) throw new Error('the workflow ran more than 10,000 nodes');
   const node = nodes.get(name);
+  // retryOnFail runs the whole node again (every item), after waitBetweenTries.
+  const tries = node.retryOnFail ? Math.min(Math.max(node.maxTries ?? 3, 2), 5) : 1;
   let outputs;
-  switch (node.type) {
-    case 'n8n-nodes-base.manualTrigger': outputs = [[item({})]]; break;
-    case 'n8n-nodes-base.code': outputs = await runCode(node, items); break;
-    case 'n8n-nodes-base.if': outputs = runIf(node, items); break;
-    case 'n8n-nodes-base.splitInBatches': outputs = runLoop(node, items); break;
-    case 'n8n-nodes-base.httpRequest': outputs = await runHTTP(node, items); break;
-    default: throw new Error(`node type ${node.type} is not replayed`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      outputs = await runNode(node, items);
+      break;
+    } catch (error) {
+      if (attempt >= tries) throw error;
+      calls.push({ service: 'n8n', retry: node.name, attempt: attempt + 1, at: Date.now() - started });
+      await sleep(Math.min(Math.max(node.waitBetweenTries ?? 1000, 0), 5000) * timeScale);
+    }
   }
   if (node.alwaysOutputData && outputs.every((output) => output.length === 0)) outputs[0] = [item({})];
   runData.set(name, outputs.find((output) => output.length) ?? []);
@@ -214,5 +291,10 @@ async function execute(name, items) {
 }
 
 const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-await execute(trigger.name, []);
+try {
+  await execute(trigger.name, []);
+} catch (error) {
+  console.log(JSON.stringify({ error: error.message, calls }));
+  process.exit(4);
+}
 console.log(JSON.stringify({ calls }));
