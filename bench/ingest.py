@@ -8,11 +8,11 @@ the dataset: one client, then two at once; then the same rows again (all unchang
 re-run of the workflow costs); then `posts/known` with 1,000 ids. The rows it made are
 deleted at the end, so the dataset stays as loaded. Loopback only; every loop is bounded.
 """
-import json, subprocess, sys, threading, time, urllib.request
+import json, os, subprocess, sys, threading, time, urllib.request
 
 url, key = sys.argv[1], sys.argv[2]
 calls = int(sys.argv[3]) if len(sys.argv) > 3 else 10
-server = "http://127.0.0.1:18090"
+server = os.environ.get("INGEST_SERVER", "http://127.0.0.1:18090")
 categories = ["beauty", "food", "fashion", "living", "kids", "electronics", "travel", "pet", "fitness", "education", "stationery", "camping", "automotive"]
 caption = "수분 크림 공동구매 오픈합니다! 이번 주 금요일까지, 프로필 링크에서 만나요. 선착순 한정 수량이고 배송은 주문 후 3일 안에 출발해요. " * 3
 

@@ -263,4 +263,30 @@ import Testing
             #expect(try await count(app, "SELECT count(*) FROM influencers") == 2)
         }
     }
+
+    /// A request for an account's new name, looked up with the account's id: the approval
+    /// finds the influencer by the id and renames it (one influencer, its follows kept).
+    @Test func anApprovedRequestForARenamedAccountRenamesItsInfluencer() async throws {
+        try await withTestApp { app async throws in
+            let key = try await key(app)
+            let before = try await app.send("POST", "/v1/ingest/influencers", body: try rows([[
+                "username": "old.name", "instagram_id": "9090", "followers_count": 30_000, "external_url": "https://link.example/o"]]),
+                token: key, headers: Self.json)
+            #expect(before.json["created"] as? Int == 1, "\(before.text)")
+            let (_, requester) = try await app.user()
+            let requested = try await app.send("POST", "/v1/influencer-requests", json: ["instagram_username": "new.name"], token: requester)
+            #expect(requested.status == 202, "\(requested.text)")
+            app.clock.advance(by: 600)
+            let claimed = try #require((try await app.send("POST", "/v1/ingest/influencer-requests/claim", token: key).json["data"] as? [[String: any Sendable]])?.first)
+            let approved = try await app.send("POST", "/v1/ingest/influencer-requests/\(claimed["id"] as? Int ?? 0)/outcome", json: [
+                "result": "found", "profile": ["instagram_id": "9090", "followers_count": 31_000, "external_url": "https://link.example/n"] as [String: any Sendable]],
+                token: key)
+            #expect(approved.json["status"] as? String == "approved", "\(approved.text)")
+            let names = try await app.database.pool.withConnection { connection in
+                try connection.query(sql: "SELECT id || ' ' || username || ' ' || followers_count FROM influencers").map { try $0.decode(0, as: String.self) }
+            }
+            #expect(names.count == 1 && names.first?.hasSuffix(" new.name 31000") == true, "\(names)")
+            #expect(names.first?.hasPrefix("\(approved.json["influencer_id"] as? Int ?? -1) ") == true)
+        }
+    }
 }
