@@ -17,10 +17,10 @@ public enum PostRules {
 
     /// How long a buying window may last, and how far from when a post is made its window
     /// may start. The feed turns date filters into index ranges through the longest window
-    /// and the widest lead ever stored (migration 0015, bounds that only widen): one post
-    /// with a window from 1900 to 9999 made a date filter read every post, and a schema
-    /// fuzzer's posts made `status=ongoing` with a far date range answer 500 (a bound fell
-    /// before year 1) or time out.
+    /// and the widest lead stored (migrations 0015, 0037): one post with a window from 1900
+    /// to 9999 made a date filter read every post, and a schema fuzzer's posts made
+    /// `status=ongoing` with a far date range answer 500 (a bound fell before year 1) or
+    /// time out.
     public static let longestWindow: TimeInterval = 366 * 86_400
 
     /// The window must start before it ends, and last at most ``longestWindow``.
