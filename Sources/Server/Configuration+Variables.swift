@@ -86,7 +86,7 @@ extension Configuration {
     private static let httpURL: @Sendable (String) -> String? = { $0.hasPrefix("https://") || $0.hasPrefix("http://") ? nil : "expected an http(s) URL" }
 
     /// Every variable `serve` reads, in the order `--help` and docs/configuration.md list them.
-    public static let variables: [Variable] = database + http + operation + media + influencers + auth
+    public static let variables: [Variable] = database + backups + http + operation + media + influencers + auth
 
     private static let database: [Variable] = [
         .optional("DATABASE_URL", \.databaseURL, default: "(embedded)",
@@ -113,6 +113,21 @@ extension Configuration {
         .integer("STATEMENT_TIMEOUT_MS", in: 100...600_000, \.statementTimeoutMilliseconds,
                  "Longest a request's statement may run; then 503 query_timeout (100–600000)."),
         .readElsewhere("PG_BIN_DIR", "(found)", "PostgreSQL server binaries for the embedded cluster."),
+    ]
+
+    private static let backups: [Variable] = [
+        .boolean("BACKUPS", \.backupsEnabled,
+                 "Back up the embedded database with pgBackRest: WAL archived continuously, full and differential backups (true/false)."),
+        .optional("BACKUP_DIR", \.backupDirectory, default: "(data dir)/backups",
+                  "The embedded database's backup repository (and media copy); on the same disk it guards against mistakes, not a lost disk."),
+        .integer("BACKUP_FULL_EVERY_HOURS", in: 1...8760, \.backupFullEveryHours, "Hours between full backups."),
+        .integer("BACKUP_DIFFERENTIAL_EVERY_HOURS", in: 1...8760, \.backupDifferentialEveryHours, "Hours between differential backups (what changed since the full one)."),
+        .integer("BACKUP_RETAIN_FULL", in: 1...1000, \.backupRetainFull, "Full backups kept (with the differentials and WAL they need)."),
+        Variable("BACKUP_RETAIN_DAYS", "(by count)", "Keep full backups this many days instead of BACKUP_RETAIN_FULL of them.") { reader, configuration in
+            configuration.backupRetainDays = try reader.integer("BACKUP_RETAIN_DAYS", in: 1...3650)
+        },
+        .integer("BACKUP_ARCHIVE_TIMEOUT_SECONDS", in: 1...3600, \.backupArchiveTimeoutSeconds,
+                 "Most seconds between a write and its WAL's archiving: what a lost disk can cost."),
     ]
 
     private static let http: [Variable] = [

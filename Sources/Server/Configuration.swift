@@ -98,6 +98,23 @@ public struct Configuration: Sendable {
     public var influencerRequestRetryAfterSeconds = Int(InfluencerRegistration.defaultRetryAfter)
     /// Ingest API calls per service key per minute.
     public var ingestRequestsPerMinute = 120
+    /// Whether the embedded cluster is backed up (pgBackRest, WAL archived continuously).
+    public var backupsEnabled = true
+    /// The repository; `nil`: `<data dir>/backups` (or the one a restore recorded there).
+    public var backupDirectory: String?
+    /// Hours between full backups, and between differential ones.
+    public var backupFullEveryHours = 168
+    public var backupDifferentialEveryHours = 24
+    /// Full backups kept, by count; or, when `backupRetainDays` is set, by age.
+    public var backupRetainFull = 2
+    public var backupRetainDays: Int?
+    /// Most seconds between a write and its WAL segment's archiving.
+    public var backupArchiveTimeoutSeconds = 3
+
+    /// When backups are due.
+    public var backupSchedule: BackupSchedule {
+        BackupSchedule(fullEvery: TimeInterval(backupFullEveryHours) * 3600, differentialEvery: TimeInterval(backupDifferentialEveryHours) * 3600)
+    }
 
     /// Where uploads go and how they are addressed: `MEDIA_DIR` or `<data dir>/media`;
     /// `MEDIA_BASE_URL` or this server's own address.

@@ -55,10 +55,12 @@ public struct EmbeddedPostgres: Sendable {
         self.extraSettings = settings
     }
 
-    private var dataDirectory: URL { directory.appendingPathComponent("pgdata", isDirectory: true) }
+    /// The cluster's data directory (`<directory>/pgdata`).
+    public var dataDirectory: URL { directory.appendingPathComponent("pgdata", isDirectory: true) }
     private var logFile: URL { directory.appendingPathComponent("postgres.log") }
 
-    private var passwordFile: URL { directory.appendingPathComponent("db-password") }
+    /// The superuser's password, kept in `db-password`.
+    var passwordFile: URL { directory.appendingPathComponent("db-password") }
     private var socketRecord: URL { directory.appendingPathComponent("socket-directory") }
     private var preferredSocketDirectory: URL { directory.appendingPathComponent("socket", isDirectory: true) }
     private var socketFitsInDirectory: Bool { preferredSocketDirectory.path.utf8.count + 20 < 100 }
@@ -172,6 +174,21 @@ public struct EmbeddedPostgres: Sendable {
         }
     }
 
+    /// The account the cluster's files belong to, by name, when it is not ours (`postgres`
+    /// when we are root): the backup tool runs as it.
+    var ownerAccount: String? { geteuid() == 0 ? "postgres" : nil }
+
+    /// Gives `path` to the account PostgreSQL runs as, closed to everyone else (0700 for a
+    /// directory, 0600 for a file).
+    func handOver(_ path: String) throws {
+        let owner = try clusterOwner()
+        var status = stat()
+        let isDirectory = stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+        guard chmod(path, isDirectory ? 0o700 : 0o600) == 0, geteuid() != 0 || chown(path, owner.uid, owner.gid) == 0 else {
+            throw Failure.directoryNotAccessible(path)
+        }
+    }
+
     /// The account PostgreSQL runs as: `postgres` when we are root, else ourselves.
     private func clusterOwner() throws -> (uid: uid_t, gid: gid_t) {
         guard geteuid() == 0 else { return (geteuid(), getegid()) }
@@ -209,8 +226,11 @@ public struct EmbeddedPostgres: Sendable {
         defer { try? FileManager.default.removeItem(at: passwordCopy) }
         let owner = try clusterOwner()
         guard chown(passwordCopy.path, owner.uid, owner.gid) == 0 else { throw Failure.directoryNotAccessible(passwordCopy.path) }
+        // 1 MB WAL segments (16 MB by default): continuous archiving closes a segment every
+        // few seconds of activity (BACKUP_ARCHIVE_TIMEOUT_SECONDS), and each closed segment is
+        // written and archived whole.
         try server("initdb", "-D", dataDirectory.path, "-U", Self.superuser, "--auth=scram-sha-256", "--pwfile=\(passwordCopy.path)",
-                   "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions")
+                   "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions", "--wal-segsize=1")
     }
 
     /// Clusters made before passwords (with `trust`) get the password set and their

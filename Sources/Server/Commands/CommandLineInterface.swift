@@ -18,6 +18,9 @@ public enum CommandLineInterface {
           admin <task>               create-user, grant-admin, revoke-admin, list-admins,
                                      stats, prune-anonymous, prune-uploads,
                                      influencer-requests, api-keys.
+          backup list|create|verify  The embedded database's backups (pgBackRest).
+          restore --to TIME|--latest The database and its media as they were, into a new
+                                     directory (--target DIR) or in place.
           --version                  Print the version.
 
         Every command takes --help. Database commands take --database-url URL, else
@@ -65,6 +68,10 @@ public enum CommandLineInterface {
                 return try await SeedCommand.run(arguments: rest, environment: environment)
             case "import":
                 return try await ImportCommand.run(arguments: rest, environment: environment)
+            case "backup":
+                return try await BackupCommand.run(arguments: rest, environment: environment)
+            case "restore":
+                return try await RestoreCommand.run(arguments: rest, environment: environment)
             case let other?:
                 throw UsageError("unknown command '\(other)'; run 'market09 --help'")
             }

@@ -76,7 +76,7 @@ struct DatabaseTarget: Sendable {
         return status
     }
 
-    private static func absolute(_ path: String) -> URL {
+    static func absolute(_ path: String) -> URL {
         URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)).standardizedFileURL
     }
 

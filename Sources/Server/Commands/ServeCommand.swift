@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import Integrations
 import Persistence
+import Workers
 
 /// `market09 serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT.
 enum ServeCommand {
@@ -119,6 +120,32 @@ enum ServeCommand {
         logger.info("metrics listening", ["host": .string(http.host), "port": .int(server.port)])
     }
 
+    /// The embedded cluster's backups, archiving from now on (or, with `BACKUPS=false`, not);
+    /// `nil` for a database at `DATABASE_URL`, whose deployment backs it up.
+    private static func embeddedBackups(_ configuration: Configuration, environment: [String: String], logger: Logger) async throws -> EmbeddedBackups? {
+        guard configuration.databaseURL == nil else {
+            logger.info("backups: the database at DATABASE_URL is backed up by its deployment (docs/operations.md, \"Backups\")")
+            return nil
+        }
+        let directory = DatabaseTarget.absolute(configuration.dataDirectory)
+        let cluster = try EmbeddedPostgres(directory: directory, environment: environment)
+        let settings = EmbeddedBackups.Settings(
+            repository: EmbeddedBackups.repository(for: directory, explicit: configuration.backupDirectory), retainFull: configuration.backupRetainFull,
+            retainDays: configuration.backupRetainDays, archiveTimeoutSeconds: configuration.backupArchiveTimeoutSeconds)
+        let backups = EmbeddedBackups(cluster: cluster, settings: settings)
+        guard configuration.backupsEnabled else {
+            try await BlockingWork.run(name: "backups") { try backups.disable() }
+            logger.warning("backups are off (BACKUPS=false): a lost disk or a mistaken delete cannot be undone")
+            return nil
+        }
+        try await BlockingWork.run(name: "backups") { try backups.enable() }
+        logger.info("backups on: WAL archived continuously, full and differential backups on schedule", [
+            "repository": .string(settings.repository), "archive_timeout_seconds": .int(settings.archiveTimeoutSeconds),
+            "note": "a repository on the database's own disk guards against mistakes, not against losing the disk: set BACKUP_DIR to another disk or a mount",
+        ])
+        return backups
+    }
+
     static func run(environment: [String: String], executablePath: String) async -> Int32 {
         let configuration: Configuration
         do {
@@ -162,6 +189,7 @@ enum ServeCommand {
                               lifecycle: Lifecycle, shutdown: ShutdownSignal, logger: Logger) async throws {
         let database = try await DatabaseTarget.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
         lifecycle.started("database") { await database.release(logger: logger) }
+        let backups = try await embeddedBackups(configuration, environment: environment, logger: logger)
         let pool = PostgresPool(.init(url: database.url, size: configuration.poolSize,
                                       statementTimeout: .milliseconds(configuration.statementTimeoutMilliseconds),
                                       statementMode: configuration.statementMode))
@@ -173,6 +201,7 @@ enum ServeCommand {
         }
         var auth = configuration.auth
         auth.signingKeys = try signingSecrets(configuration).map(AuthSettings.key(secret:))
+        if let backups { try await BlockingWork.run(name: "backups") { try backups.saveSecrets() } }
         let metrics = configuration.metricsEnabled ? Metrics() : nil
         if let metrics { ServerMetrics.register(on: metrics, pool: pool, startedAt: Date()) }
         let media = configuration.media
@@ -203,6 +232,16 @@ enum ServeCommand {
         try await lifecycle.start("like count sweep", BackgroundJobs.likeCountSweep(pool: pool, logger: logger, metrics: metrics, leadership: leadership))
         try await lifecycle.start("media pruning", BackgroundJobs.mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
                                                                metrics: metrics, leadership: leadership))
+        if let backups {
+            // Pruned media stay in the repository as long as the oldest full backup may be restored to.
+            let retention = TimeInterval(configuration.backupRetainDays.map { $0 * 86_400 }
+                                         ?? (configuration.backupRetainFull + 1) * configuration.backupFullEveryHours * 3600)
+            let keeper = BackupKeeper(backups: backups, schedule: configuration.backupSchedule, mediaDirectory: media.directory,
+                                      retention: retention, pool: pool, logger: logger)
+            if let metrics { keeper.register(on: metrics) }
+            try await lifecycle.start("backups", keeper.job(metrics: metrics, leadership: leadership))
+            lifecycle.started("backup in progress") { await keeper.stop() }
+        }
         let responder = Application.makeResponder(
             dependencies: dependencies, auth: auth,
             cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
