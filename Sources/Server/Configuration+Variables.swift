@@ -128,6 +128,12 @@ extension Configuration {
         },
         .integer("BACKUP_ARCHIVE_TIMEOUT_SECONDS", in: 1...3600, \.backupArchiveTimeoutSeconds,
                  "Most seconds between a write and its WAL's archiving: what a lost disk can cost."),
+        .readElsewhere("PGBACKREST_CONFIG", "(none)",
+                       "A deployment's pgBackRest configuration file: backup, restore and backup run use its repository, not the embedded one's."),
+        .readElsewhere("PGBACKREST_STANZA", "market09",
+                       "A deployment's stanza; with it (or PGBACKREST_CONFIG) the other PGBACKREST_* variables configure the tool (docker-compose.yml)."),
+        .readElsewhere("BACKUP_MEDIA_MIRROR", "(repository)/media",
+                       "On a deployment's backup host: where the media store is copied, and restored from."),
     ]
 
     private static let http: [Variable] = [

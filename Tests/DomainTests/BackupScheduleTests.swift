@@ -41,6 +41,19 @@ import Testing
         #expect(throws: Never.self) { try RestorePoint.beforeTransaction(1234).check(against: backups, now: now) }
     }
 
+    @Test func aRestoreStartsFromTheLatestBackupBeforeTheMomentOrTheOneNamed() throws {
+        let backups = [backup(.full, endedDaysAgo: 2), backup(.differential, endedDaysAgo: 1), backup(.differential, endedDaysAgo: 0.1)]
+        #expect(try RestorePoint.time(now.addingTimeInterval(-0.5 * day)).backup(from: backups, now: now) == backups[1])
+        #expect(try RestorePoint.latest.backup(from: backups, now: now) == backups[2])
+        #expect(try RestorePoint.time(now.addingTimeInterval(-0.5 * day)).backup(from: backups, label: "b2.0", now: now) == backups[0])
+        #expect(throws: RestorePoint.Unreachable.noSuchBackup("nope")) {
+            try RestorePoint.latest.backup(from: backups, label: "nope", now: now)
+        }
+        #expect(throws: RestorePoint.Unreachable.backupEndsAfterTheMoment("b0.1")) {
+            try RestorePoint.time(now.addingTimeInterval(-0.5 * day)).backup(from: backups, label: "b0.1", now: now)
+        }
+    }
+
     @Test func momentsAreReadWithTheirZoneAndWrittenInKoreasTime() {
         let moment = Date(timeIntervalSince1970: 1_796_432_400)  // 2026-12-05 01:00:00Z
         for text in ["2026-12-05 10:00:00+09", "2026-12-05 10:00:00+09:00", "2026-12-05T10:00:00+09:00", "2026-12-05 01:00:00Z",

@@ -89,8 +89,9 @@ import Workers
                 let sent = Date()
                 switch step % 4 {
                 case 0:
-                    let session = try await Self.json("POST", "/v1/auth/anonymous", port: port)
-                    if session.status == 200, let token = try session.jsonObject()["access_token"] as? String,
+                    let session = try await Self.json("POST", "/v1/auth/signup", port: port,
+                                                      body: ["email": "drill-\(step)@example.com", "password": "drill-password-\(step)"])
+                    if session.status == 201, let token = try session.jsonObject()["access_token"] as? String,
                        let user = try session.jsonObject()["user"] as? [String: Any], let id = user["id"] as? String {
                         recorder.record(.user(token: token), id, sent)
                     }
@@ -144,11 +145,20 @@ import Workers
         let restored = try await Self.market09(["restore", "--to", precise.string(from: moment), "--target", target], in: directory)
         #expect(restored.code == 0, "\(restored.output)")
         #expect(try await server.stop() == 0)
+        // Promoted, it keeps no recovery target: a standby made from it later would stop there and promote itself.
+        let settings = try String(contentsOfFile: target + "/pgdata/postgresql.auto.conf", encoding: .utf8)
+        #expect(!settings.contains("recovery_target") && settings.contains("archive_command"), "\(settings)")
 
         let all = recorder.all
         let before = all.filter { $0.acknowledged < moment }
         let after = all.filter { $0.sent > accident }
         #expect(deleted > 10 && before.count > 40 && after.count > 10, "deleted \(deleted), \(before.count) writes before, \(after.count) after")
+        // Every kind of write, on both sides of the accident.
+        func kinds(_ writes: [Write]) -> Set<String> {
+            Set(writes.map { switch $0.kind { case .user: "user"; case .post: "post"; case .like: "like"; case .upload: "upload" } })
+        }
+        #expect(kinds(before) == ["user", "post", "like", "upload"] && kinds(after).isSuperset(of: ["user", "post", "upload"]),
+                "\(kinds(before)) before, \(kinds(after)) after")
 
         let again = try Market09Process(["serve"], environment: Self.environment.merging(["MARKET09_DATA_DIR": target]) { $1 }, directory: directory)
         let restoredPort = try await again.waitUntilListening()
@@ -192,7 +202,13 @@ import Workers
             case .like: break
             }
         }
+        // A copy served to look at writes nothing into the live one's repository: no timeline of its own there.
+        let copied = try await Self.market09(["backup", "create"], in: directory, environment: ["MARKET09_DATA_DIR": target])
+        #expect(copied.code == 1 && copied.output.contains("is a restored copy of"), "\(copied.output)")
         #expect(try await again.stop() == 0)
+        #expect(again.process.output().contains("this directory is a restored copy of another: backups stay off here"))
+        let archived = FileManager.default.enumerator(atPath: directory + "/.market09/backups/archive")?.allObjects as? [String] ?? []
+        #expect(!archived.isEmpty && !archived.contains { ($0 as NSString).lastPathComponent.hasPrefix("00000002") }, "\(archived.filter { $0.contains("00000002") })")
     }
 
     /// Each restore and backup verb's mistakes answered with one clear line and its exit code.
@@ -221,6 +237,7 @@ import Workers
             (["restore", "--latest", "--target", directory], 1, "is not empty"),
             (["restore", "--latest", "--in-place"], 1, "the server is running on"),
             (["backup", "create", "--type", "weekly"], 2, "--type is full, diff or incr"),
+            (["restore", "--latest", "--backup", "20990101-000000F"], 1, "no backup 20990101-000000F in the repository"),
         ]
         for (arguments, code, message) in cases {
             let result = try await Self.market09(arguments, in: directory)
@@ -247,5 +264,40 @@ import Workers
         let again = try Market09Process(["serve"], environment: Self.environment, directory: directory)
         _ = try await again.waitUntilListening()
         #expect(try await again.stop() == 0)
+    }
+
+    /// The disk is lost with the data directory on it; the repository was elsewhere
+    /// (BACKUP_DIR): `market09 restore --latest` from the repository alone brings back the
+    /// database, its secrets (a session signed before still works) and the media.
+    @Test func afterLosingTheDataDirectoryTheRepositoryAloneRestoresEverything() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let repository = directory + "/other-disk/backups"
+        let server = try Market09Process(["serve"], environment: Self.environment.merging(["BACKUP_DIR": repository]) { $1 }, directory: directory)
+        let port = try await server.waitUntilListening()
+        try await server.waitForLine(message: "backup finished", timeoutSeconds: 120)
+        let session = try await Self.json("POST", "/v1/auth/signup", port: port, body: ["email": "before-the-loss@example.com", "password": "lost-disk-password"])
+        #expect(session.status == 201)
+        let token = try #require((try JSONSerialization.jsonObject(with: session.body) as? [String: Any])?["access_token"] as? String)
+        try await Task.sleep(for: .seconds(5))  // archive_timeout: 3 s
+        #expect(try await server.stop() == 0)
+        try FileManager.default.removeItem(atPath: directory + "/.market09")
+
+        let none = try await Self.market09(["restore", "--latest"], in: directory)
+        #expect(none.code == 1 && none.output.contains("or BACKUP_DIR to the repository"), "\(none.output)")
+        let restored = try await Self.market09(["restore", "--latest"], in: directory, environment: ["BACKUP_DIR": repository])
+        #expect(restored.code == 0 && restored.output.contains("working from the repository"), "\(restored.output)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".market09-restored-") }
+        try #require(made.count == 1, "\(made)")
+        try FileManager.default.removeItem(atPath: directory + "/.market09")
+        try FileManager.default.moveItem(atPath: directory + "/" + made[0], toPath: directory + "/.market09")
+        let again = try Market09Process(["serve"], environment: Self.environment.merging(["BACKUP_DIR": repository]) { $1 }, directory: directory)
+        let againPort = try await again.waitUntilListening()
+        let me = try await Self.json("GET", "/v1/me", port: againPort, token: token)
+        #expect(me.status == 200, "the session signed before the loss still works: \(me.status)")
+        // Served where the lost one was, it is the live one: archiving and backups resume.
+        try await again.waitForLine(message: "backup finished", timeoutSeconds: 120)
+        #expect(try await again.stop() == 0)
+        #expect(again.process.output().contains("this restored directory is the live one now"))
     }
 }

@@ -72,10 +72,14 @@ public enum RestorePoint: Sendable, Equatable {
         case noBackups
         case beforeFirstBackup(earliest: Date)
         case inTheFuture
+        case noSuchBackup(String)
+        case backupEndsAfterTheMoment(String)
 
         public var description: String {
             switch self {
             case .noBackups: "the repository holds no backup yet: nothing can be restored"
+            case .noSuchBackup(let label): "no backup \(label) in the repository (market09 backup list names them)"
+            case .backupEndsAfterTheMoment(let label): "backup \(label) ended after that moment: a restore starts from a backup that ended before it"
             case .beforeFirstBackup(let earliest):
                 "no backup covers that time: the earliest moment a restore can reach is \(RestorePoint.text(earliest)), when the first backup ended"
             case .inTheFuture: "that time has not come yet"
@@ -90,6 +94,20 @@ public enum RestorePoint: Sendable, Equatable {
         guard case .time(let moment) = self else { return }
         if moment > now { throw Unreachable.inTheFuture }
         if moment < earliest { throw Unreachable.beforeFirstBackup(earliest: earliest) }
+    }
+
+    /// The backup a restore to this point starts from: the one labelled `label` when given
+    /// (one that is known good while a later one is in doubt; a drill that must replay
+    /// through a failover), else the latest that ended before the moment. Backups oldest first.
+    public func backup(from backups: [BackupRecord], label: String? = nil, now: Date) throws -> BackupRecord {
+        try check(against: backups, now: now)
+        let usable = backups.filter { backup in
+            if case .time(let moment) = self { backup.finished <= moment } else { true }
+        }
+        guard let label else { return usable.last! }
+        guard let chosen = backups.first(where: { $0.label == label }) else { throw Unreachable.noSuchBackup(label) }
+        guard usable.contains(chosen) else { throw Unreachable.backupEndsAfterTheMoment(label) }
+        return chosen
     }
 
     /// `2026-12-05 10:00:00+09`: how operators write a moment here (Korea's time, as the app).

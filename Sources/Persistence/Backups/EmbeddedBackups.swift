@@ -31,8 +31,41 @@ public struct EmbeddedBackups: Sendable {
     /// The stanza: the cluster's name in the repository.
     public static let stanza = "market09"
     /// Where a restored data directory records the repository it came from (so it goes on
-    /// archiving there, on its new timeline).
+    /// archiving there, on its new timeline, once it is the live one).
     public static let repositoryRecord = "backup-repository"
+    /// Where a restored data directory records the live directory it was restored for: until
+    /// it is served there, it writes nothing into the repository (its archiving is off).
+    public static let restoredForRecord = "restored-for"
+
+    /// Whether a data directory is the live one or a restored copy of another.
+    public enum Standing: Sendable, Equatable {
+        case live
+        /// A restored copy, served where it was restored for: the live one from now on.
+        case adopted
+        /// A restored copy of the directory at this path, served elsewhere (to look at it).
+        case copy(of: String)
+    }
+
+    /// The cluster's standing; a copy served at the path it was restored for is adopted (its
+    /// record removed). A copy that archived or backed up into the repository would put a
+    /// timeline there that a later `--latest` follows, and backups that retention counts
+    /// against the live one's (bench/restore failed so: "requested timeline 2 is not a child
+    /// of this server's history", from a copy once served to look at).
+    public func standing() throws -> Standing {
+        if let origin = copyOf { return .copy(of: origin) }
+        let record = cluster.directory.appendingPathComponent(Self.restoredForRecord)
+        guard FileManager.default.fileExists(atPath: record.path) else { return .live }
+        try FileManager.default.removeItem(at: record)
+        return .adopted
+    }
+
+    /// The live directory this one is a restored copy of, while it is served elsewhere.
+    public var copyOf: String? {
+        let record = cluster.directory.appendingPathComponent(Self.restoredForRecord)
+        guard let origin = (try? String(contentsOf: record, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines), !origin.isEmpty,
+              URL(fileURLWithPath: origin).standardizedFileURL.path != cluster.directory.path else { return nil }
+        return origin
+    }
 
     public let cluster: EmbeddedPostgres
     public let settings: Settings
@@ -56,6 +89,9 @@ public struct EmbeddedBackups: Sendable {
         tool = PgBackRest(configuration: cluster.directory.appendingPathComponent("pgbackrest.conf").path, stanza: Self.stanza,
                           account: cluster.ownerAccount, environment: ["PGPASSWORD": password])
     }
+
+    /// The tool's configuration file, in the data directory.
+    var configurationPath: String { cluster.directory.appendingPathComponent("pgbackrest.conf").path }
 
     /// The media store's copy in the repository.
     public var mediaMirror: String { settings.repository + "/media" }
@@ -82,6 +118,16 @@ public struct EmbeddedBackups: Sendable {
         // still hold for a moment after its server stopped.
         if try !tool.stanzaExists() { try tool.run("stanza-create") }
         try tool.run("check")
+    }
+
+    /// The data directory is gone (a lost disk) and the repository is not: the tool's
+    /// configuration is written again into a new data directory, so that `info` and
+    /// `restore` work from the repository alone.
+    public func reattach() throws {
+        try FileManager.default.createDirectory(at: cluster.directory, withIntermediateDirectories: true)
+        try cluster.handOver(cluster.directory.path)
+        try prepareDirectories()
+        try writeConfiguration()
     }
 
     /// Stops archiving (`BACKUPS=false`): the repository is left as it is.
@@ -126,7 +172,9 @@ public struct EmbeddedBackups: Sendable {
 
     /// pgbackrest.conf in the data directory: the repository, its retention, lz4 and
     /// asynchronous archiving (a segment pushed while PostgreSQL goes on), and the cluster
-    /// over its private socket.
+    /// over its private socket. Backups take one process beside the server: under full
+    /// load, back-to-back full backups raised the bench's p99s up to 2.6× with one, 3.3×
+    /// with two (bench/backup-cost, both at SCHED_IDLE); restores take two.
     func writeConfiguration() throws {
         let directory = cluster.directory.path
         let retention = settings.retainDays.map { "repo1-retention-full-type=time\nrepo1-retention-full=\($0)" }
@@ -145,7 +193,7 @@ public struct EmbeddedBackups: Sendable {
             log-level-console=warn
             log-level-file=info
             start-fast=y
-            process-max=2
+            process-max=1
 
             [\(Self.stanza)]
             pg1-path=\(cluster.dataDirectory.path)
@@ -154,7 +202,7 @@ public struct EmbeddedBackups: Sendable {
             pg1-user=market09
 
             """
-        let path = tool.configuration
+        let path = configurationPath
         if (try? String(contentsOfFile: path, encoding: .utf8)) == text { return }
         guard FileManager.default.createFile(atPath: path + ".tmp", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]),
               rename(path + ".tmp", path) == 0 else { throw EmbeddedPostgres.Failure.directoryNotAccessible(path) }

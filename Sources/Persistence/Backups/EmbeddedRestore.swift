@@ -19,7 +19,8 @@ public struct EmbeddedRestore: Sendable {
             case .targetNotEmpty(let path): "the target \(path) is not empty: name a new directory (--target DIR)"
             case .notConfigured(let path):
                 "no backups here: \(path)/pgbackrest.conf is missing (market09 serve sets them up, BACKUPS on by default); set MARKET09_DATA_DIR to the data directory"
-            case .targetNotReached(let detail): "the archive ends before that moment: \(detail)"
+            case .targetNotReached(let detail):
+                "the archive ends before that moment (when nothing was written after it, --latest restores everything): \(detail)"
             case .recoveryFailed(let detail): "the restored database did not start: \(detail)"
             }
         }
@@ -43,36 +44,23 @@ public struct EmbeddedRestore: Sendable {
         public let seconds: TimeInterval
     }
 
-    /// Restores to `point` as of `now`, saying each step through `say`.
-    public func run(to point: RestorePoint, now: Date = Date(), say: (String) -> Void) throws -> Outcome {
+    /// Restores to `point` as of `now` from the backup labelled `backupLabel` (default: the
+    /// latest before the point), saying each step through `say`.
+    public func run(to point: RestorePoint, backupLabel: String? = nil, now: Date = Date(), say: (String) -> Void) throws -> Outcome {
         let started = Date()
-        guard FileManager.default.fileExists(atPath: source.tool.configuration) else { throw Problem.notConfigured(source.cluster.directory.path) }
+        guard let configuration = source.tool.configuration, FileManager.default.fileExists(atPath: configuration) else {
+            throw Problem.notConfigured(source.cluster.directory.path)
+        }
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: target.path), !contents.isEmpty {
             throw Problem.targetNotEmpty(target.path)
         }
-        let info = try source.tool.info()
-        try point.check(against: info.backups, now: now)
-        let backup: BackupRecord
-        if case .time(let moment) = point {
-            backup = info.backups.last { $0.finished <= moment }!
-        } else {
-            backup = info.backups.last!
-        }
+        let backup = try point.backup(from: source.tool.info().backups, label: backupLabel, now: now)
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
         let restored = try EmbeddedPostgres(directory: target)
         try restored.handOver(target.path)
 
         say("restoring the database from backup \(backup.label) (\(backup.kind.rawValue), ended \(RestorePoint.text(backup.finished)))")
-        var options = ["--pg1-path=\(restored.dataDirectory.path)", "--set=\(backup.label)", "--process-max=2"]
-        switch point {
-        case .time(let moment):
-            options += ["--type=time", "--target=\(Self.postgresTime(moment))", "--target-action=promote"]
-        case .latest:
-            options += ["--type=default"]
-        case .beforeTransaction(let id):
-            options += ["--type=xid", "--target=\(id)", "--target-exclusive", "--target-action=promote"]
-        }
-        try source.tool.run("restore", options)
+        try source.tool.run("restore", ["--pg1-path=\(restored.dataDirectory.path)", "--set=\(backup.label)", "--process-max=2"] + Self.recoveryOptions(point))
 
         for name in ["db-password", "jwt-secret"] {
             let live = source.cluster.directory.appendingPathComponent(name).path
@@ -83,21 +71,30 @@ public struct EmbeddedRestore: Sendable {
                 throw EmbeddedPostgres.Failure.directoryNotAccessible(path)
             }
         }
-        // The restored directory goes on archiving into the same repository, on a timeline of its own.
+        // The restored directory archives into the same repository, on a timeline of its own,
+        // once it is the live one (served where the live one is: EmbeddedBackups.standing);
+        // until then its archiving is off.
         try Data((source.settings.repository + "\n").utf8).write(to: target.appendingPathComponent(EmbeddedBackups.repositoryRecord))
+        try Data((source.cluster.directory.path + "\n").utf8).write(to: target.appendingPathComponent(EmbeddedBackups.restoredForRecord))
         let backups = EmbeddedBackups(cluster: restored, settings: source.settings)
         for path in ["backup-spool", "backup-log", "backup-lock"].map({ target.appendingPathComponent($0).path }) {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             try restored.handOver(path)
         }
         try backups.writeConfiguration()
-        try Self.replace(source.tool.configuration, with: backups.tool.configuration,
-                         in: restored.dataDirectory.appendingPathComponent("postgresql.auto.conf").path)
+        let settingsFile = restored.dataDirectory.appendingPathComponent("postgresql.auto.conf").path
+        try Self.replace(configuration, with: backups.tool.configuration ?? configuration, in: settingsFile)
+        // Later lines win: replay reads the archive (restore_command), the promotion writes nothing into it.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: settingsFile))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("archive_mode = 'off'\n".utf8))
+        try handle.close()
 
         say("replaying the archive up to \(Self.describe(point))")
         try restored.start()
         defer { try? restored.stop() }
         try waitForPromotion(restored)
+        try forgetRecoveryTarget(restored)
 
         say("restoring the media store")
         let media = try MediaMirror(store: mediaDirectory, mirror: source.mediaMirror, retention: 0).restore(into: target.appendingPathComponent("media").path)
@@ -124,6 +121,28 @@ public struct EmbeddedRestore: Sendable {
             Thread.sleep(forTimeInterval: 0.1)  // a thread of the caller's own (BlockingWork), never the pool
         }
         throw Problem.recoveryFailed("recovery did not end within an hour")
+    }
+
+    /// The settings pgBackRest's restore wrote, removed once the cluster is promoted: they
+    /// stay in postgresql.auto.conf, and a standby made from this cluster later would stop
+    /// at the same moment and promote itself.
+    public static let recoverySettings = ["restore_command", "recovery_target_time", "recovery_target_xid",
+                                          "recovery_target_inclusive", "recovery_target_action"]
+
+    private func forgetRecoveryTarget(_ cluster: EmbeddedPostgres) throws {
+        let connection = try PostgresConnection(url: cluster.url(database: "postgres"))
+        defer { connection.close() }
+        for setting in Self.recoverySettings { try connection.execute(script: "ALTER SYSTEM RESET \(setting)") }
+        try connection.execute(script: "SELECT pg_reload_conf()")
+    }
+
+    /// pgBackRest's restore options that make recovery stop at `point` and promote.
+    public static func recoveryOptions(_ point: RestorePoint) -> [String] {
+        switch point {
+        case .time(let moment): ["--type=time", "--target=\(postgresTime(moment))", "--target-action=promote"]
+        case .latest: ["--type=default"]
+        case .beforeTransaction(let id): ["--type=xid", "--target=\(id)", "--target-exclusive", "--target-action=promote"]
+        }
     }
 
     /// PostgreSQL's timestamptz text of `moment`, microseconds kept.

@@ -50,7 +50,7 @@ public struct MediaMirror: Sendable {
         for name in kept.subtracting(live) {
             let mark = gone + "/" + name
             guard marks.contains(name) else {
-                manager.createFile(atPath: mark, contents: nil)
+                _ = manager.createFile(atPath: mark, contents: nil)
                 continue
             }
             let marked = (try? manager.attributesOfItem(atPath: mark)[.modificationDate] as? Date) ?? now
@@ -77,6 +77,20 @@ public struct MediaMirror: Sendable {
             }
         }
         return restored.count
+    }
+
+    /// The mirror's files the store lacks, copied back into it (after a lost media volume;
+    /// content-addressed, so a file there is never replaced); how many.
+    public func restoreMissing() throws -> Int {
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: store, withIntermediateDirectories: true)
+        let present = Set(((try? manager.contentsOfDirectory(atPath: store)) ?? []))
+        var restored = 0
+        for name in ((try? manager.contentsOfDirectory(atPath: mirror)) ?? []).filter(Self.isMediaName) where !present.contains(name) {
+            try copy(mirror + "/" + name, to: store + "/" + name)
+            restored += 1
+        }
+        return restored
     }
 
     /// A hard link when `source` and `target` share a file system (no bytes copied: the

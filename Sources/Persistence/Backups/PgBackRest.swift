@@ -5,8 +5,9 @@ import Foundation
 /// configuration file and a stanza name, run as the account that owns the cluster's files.
 /// Every method blocks while the tool runs: call it from a thread you own (BlockingWork).
 public struct PgBackRest: Sendable {
-    /// The tool's configuration file.
-    public let configuration: String
+    /// The tool's configuration file; `nil`: its default (`/etc/pgbackrest.conf`) and
+    /// `PGBACKREST_*` variables, as docker-compose.yml's containers configure it.
+    public let configuration: String?
     /// The stanza: the cluster's name in the repository.
     public let stanza: String
     /// Run as this account (`postgres` when market09 runs as root), or as ourselves.
@@ -14,7 +15,7 @@ public struct PgBackRest: Sendable {
     /// Extra environment for the tool (the database password it connects with).
     let environment: [String: String]
 
-    public init(configuration: String, stanza: String, account: String? = nil, environment: [String: String] = [:]) {
+    public init(configuration: String?, stanza: String, account: String? = nil, environment: [String: String] = [:]) {
         self.configuration = configuration
         self.stanza = stanza
         self.account = account
@@ -29,19 +30,23 @@ public struct PgBackRest: Sendable {
 
     /// The command line `archive_command` runs (PostgreSQL runs it as the cluster's owner).
     public var archiveCommand: String {
-        "\(Self.executable) --config=\(Self.quoted(configuration)) --stanza=\(stanza) archive-push %p"
+        "\(Self.executable)\(configuration.map { " --config=" + Self.quoted($0) } ?? "") --stanza=\(stanza) archive-push %p"
     }
 
-    /// The command line `restore_command` runs.
-    public var restoreCommand: String {
-        "\(Self.executable) --config=\(Self.quoted(configuration)) --stanza=\(stanza) archive-get %f \"%p\""
+    /// The command line a restored cluster's `restore_command` runs.
+    public var archiveGetCommand: String {
+        "\(Self.executable)\(configuration.map { " --config=" + Self.quoted($0) } ?? "") --stanza=\(stanza) archive-get %f \"%p\""
     }
 
     /// Runs `command` with `options`; its output, or ``Failure`` naming the tool's last lines.
     /// `started` receives the running process (to stop it: SIGTERM ends a backup cleanly).
+    /// `operands` follow the command (archive-push's file); `background`: at the lowest CPU
+    /// and I/O priority (a backup beside the server).
     @discardableResult
-    public func run(_ command: String, _ options: [String] = [], started: (ChildProcess) -> Void = { _ in }) throws -> String {
-        var arguments = [Self.executable, "--config=\(configuration)", "--stanza=\(stanza)"] + options + [command]
+    public func run(_ command: String, _ options: [String] = [], operands: [String] = [], background: Bool = false,
+                    started: (ChildProcess) -> Void = { _ in }) throws -> String {
+        var arguments = [Self.executable] + (configuration.map { ["--config=\($0)"] } ?? []) + ["--stanza=\(stanza)"] + options + [command] + operands
+        if background { arguments = Self.backgroundPriority + arguments }
         // runuser passes SIGTERM on to the tool.
         if let account, geteuid() == 0 { arguments = ["/usr/sbin/runuser", "-u", account, "--"] + arguments }
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("market09-pgbackrest-\(UUID().uuidString).out").path
@@ -64,6 +69,9 @@ public struct PgBackRest: Sendable {
         public let command: String
         public let output: String
         public var description: String {
+            if output.contains("ERROR: [050]") {
+                return "pgbackrest \(command): another backup is running (the server's schedule, or another command): try again when it ends"
+            }
             let lines = output.split(separator: "\n").filter { $0.contains("ERROR") || $0.contains("WARN") }
             return "pgbackrest \(command) failed: " + (lines.isEmpty ? output.split(separator: "\n").suffix(3) : lines.suffix(3)).joined(separator: " | ")
         }
@@ -75,10 +83,18 @@ public struct PgBackRest: Sendable {
         return try BackupRepositoryInfo(json: Data(output.utf8), stanza: stanza)
     }
 
-    /// Takes a backup of `kind` now (its own checks: the archive works, the database answers).
+    /// Takes a backup of `kind` now (its own checks: the archive works, the database answers),
+    /// in the background: requests come first (bench/backup-cost, docs/operations.md).
     public func backup(_ kind: BackupRecord.Kind, started: (ChildProcess) -> Void = { _ in }) throws {
-        try run("backup", ["--type=\(kind.rawValue)"], started: started)
+        try run("backup", ["--type=\(kind.rawValue)"], background: true, started: started)
     }
+
+    /// The lowest priority for CPU and I/O: SCHED_IDLE (it runs when nothing else of its
+    /// scheduling group wants the CPU, and never preempts what does; nice alone still let it
+    /// cut into requests: bench/backup-cost; any account may choose it), and ionice's idle
+    /// class where the disk's scheduler has classes. Each execs the next, so SIGTERM still
+    /// reaches the tool.
+    static let backgroundPriority = ["/usr/bin/chrt", "--idle", "0", "/usr/bin/ionice", "-t", "-c", "3"]
 
     /// Whether the repository holds this stanza already (`info` says so without a lock).
     public func stanzaExists() throws -> Bool {

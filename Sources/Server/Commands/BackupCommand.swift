@@ -11,6 +11,7 @@ enum BackupCommand {
         Usage: market09 backup list
                market09 backup create [--type full|diff|incr]
                market09 backup verify
+               market09 backup run      (a deployment's backup host: market09 backup run --help)
 
         list    the backups, their sizes, and the span a restore can reach (from the first
                 backup's end to the last archived WAL)
@@ -23,6 +24,8 @@ enum BackupCommand {
         The repository: the embedded cluster's in MARKET09_DATA_DIR (./.market09; BACKUP_DIR
         when set), or PGBACKREST_CONFIG (with PGBACKREST_STANZA, default market09) on a
         deployment's backup host. Restores: market09 restore --help.
+
+        \(BackupHostCommand.help)
         """
 
     static func run(arguments: [String], environment: [String: String]) async throws -> Int32 {
@@ -32,6 +35,9 @@ enum BackupCommand {
         case .success(let parsed): (task, rest) = (parsed.name, parsed.arguments)
         }
         switch task {
+        case "run":
+            _ = try ParsedArguments(rest).positionals()
+            return await BackupHostCommand.run(environment: environment)
         case "list":
             _ = try ParsedArguments(rest).positionals()
             let repository = try BackupRepository.resolve(environment)
@@ -70,7 +76,7 @@ enum BackupCommand {
                 return 0
             }
         default:
-            throw UsageError("backup needs list, create or verify, not '\(task)'")
+            throw UsageError("backup needs list, create, verify or run, not '\(task)'")
         }
     }
 
@@ -105,30 +111,59 @@ struct BackupRepository {
     /// Where it is, to print.
     let location: String
 
-    /// PGBACKREST_CONFIG's (a deployment's backup host), else the embedded cluster's.
+    /// A deployment's (PGBACKREST_CONFIG or PGBACKREST_STANZA: its backup host), else the
+    /// embedded cluster's.
     static func resolve(_ environment: [String: String]) throws -> BackupRepository {
-        if let config = environment["PGBACKREST_CONFIG"], !config.isEmpty {
-            let tool = PgBackRest(configuration: config, stanza: environment["PGBACKREST_STANZA"] ?? EmbeddedBackups.stanza)
-            return BackupRepository(tool: tool, embedded: nil, location: config)
+        let config = environment["PGBACKREST_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        if config != nil || environment["PGBACKREST_STANZA"] != nil {
+            let tool = PgBackRest(configuration: config, stanza: environment["PGBACKREST_STANZA"] ?? EmbeddedBackups.stanza,
+                                  account: config.flatMap(Self.owner(ofConfiguration:)))
+            // Where the repository is, as the tool reads it: its variable, else the file's line.
+            let fileLine = config.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?.split(separator: "\n")
+                .first { $0.hasPrefix("repo1-path=") }.map { String($0.dropFirst("repo1-path=".count)) }
+            return BackupRepository(tool: tool, embedded: nil,
+                                    location: environment["PGBACKREST_REPO1_PATH"] ?? fileLine ?? config ?? "(pgBackRest's settings)")
         }
         let directory = DatabaseTarget.absolute(environment["MARKET09_DATA_DIR"] ?? ".market09")
-        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("pgbackrest.conf").path) else {
-            throw CommandFailure("no backups in \(directory.path): market09 serve sets them up there (BACKUPS on by default); run this where it runs, "
-                                 + "or set MARKET09_DATA_DIR, or PGBACKREST_CONFIG on a deployment's backup host")
-        }
         let configuration = try Configuration.fromEnvironment(environment)
+        // After losing the disk, BACKUP_DIR (elsewhere) is all there is.
+        let lost = configuration.backupDirectory.map { FileManager.default.fileExists(atPath: $0 + "/backup/" + EmbeddedBackups.stanza) } ?? false
+            && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("pgdata").path)
+        guard lost || FileManager.default.fileExists(atPath: directory.appendingPathComponent("pgbackrest.conf").path) else {
+            throw CommandFailure("no backups in \(directory.path): market09 serve sets them up there (BACKUPS on by default); run this where it runs, "
+                                 + "or set MARKET09_DATA_DIR, or BACKUP_DIR to the repository (after losing the data directory), "
+                                 + "or PGBACKREST_CONFIG on a deployment's backup host")
+        }
         let cluster = try EmbeddedPostgres(directory: directory, environment: environment)
         let settings = EmbeddedBackups.Settings(repository: EmbeddedBackups.repository(for: directory, explicit: configuration.backupDirectory),
                                                 retainFull: configuration.backupRetainFull, retainDays: configuration.backupRetainDays,
                                                 archiveTimeoutSeconds: configuration.backupArchiveTimeoutSeconds)
         let backups = EmbeddedBackups(cluster: cluster, settings: settings)
+        if lost {
+            CommandLineInterface.printError("backup: \(directory.path) holds no database: working from the repository \(settings.repository) alone")
+            try backups.reattach()
+        }
         return BackupRepository(tool: backups.tool, embedded: backups, location: settings.repository)
+    }
+
+    /// Run as root, the tool runs as the account that owns its configuration file (the
+    /// cluster's, scripts/cluster's `postgres`): the files it restores are that account's.
+    static func owner(ofConfiguration path: String) -> String? {
+        guard geteuid() == 0, let owner = try? FileManager.default.attributesOfItem(atPath: path)[.ownerAccountName] as? String,
+              owner != "root" else { return nil }
+        return owner
     }
 
     /// Runs `body` with the tool while the embedded cluster runs (started for it, and
     /// stopped after, when the server does not run it); a deployment's cluster runs anyway.
+    /// A restored copy served elsewhere than the live directory writes nothing into the
+    /// live one's repository: refused.
     func withCluster(_ body: @escaping @Sendable (PgBackRest) throws -> Int32) async throws -> Int32 {
-        try await BlockingWork.run(name: "backup") { [tool, embedded] in
+        if let origin = embedded?.copyOf {
+            throw CommandFailure("this directory is a restored copy of \(origin): its backups would mix with the live one's in \(location); "
+                                 + "move it to \(origin) to make it the live one")
+        }
+        return try await BlockingWork.run(name: "backup") { [tool, embedded] in
             let started = try embedded?.cluster.start() ?? false
             defer { if started { try? embedded?.cluster.stop() } }
             return try body(tool)

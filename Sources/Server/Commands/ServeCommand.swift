@@ -102,7 +102,7 @@ enum ServeCommand {
 
     /// `GET /metrics` alone, on a listener of its own (one engine thread, no database):
     /// never on the API's port, where any client could read it.
-    private static func serveMetrics(_ metrics: Metrics, _ configuration: Configuration, lifecycle: Lifecycle, logger: Logger) throws {
+    static func serveMetrics(_ metrics: Metrics, _ configuration: Configuration, lifecycle: Lifecycle, logger: Logger) throws {
         var http = configuration.http
         http.host = configuration.metricsHost
         http.port = configuration.effectiveMetricsPort
@@ -133,15 +133,31 @@ enum ServeCommand {
             repository: EmbeddedBackups.repository(for: directory, explicit: configuration.backupDirectory), retainFull: configuration.backupRetainFull,
             retainDays: configuration.backupRetainDays, archiveTimeoutSeconds: configuration.backupArchiveTimeoutSeconds)
         let backups = EmbeddedBackups(cluster: cluster, settings: settings)
+        switch try backups.standing() {
+        case .live: break
+        case .adopted:
+            logger.info("this restored directory is the live one now: backups resume on its new timeline, a full one first",
+                        ["repository": .string(settings.repository)])
+        case .copy(let origin):
+            logger.warning("this directory is a restored copy of another: backups stay off here, so that it writes nothing into the live one's repository", [
+                "live": .string(origin), "repository": .string(settings.repository),
+                "to make it the live one": .string("move it to \(origin), or delete \(directory.path)/\(EmbeddedBackups.restoredForRecord)"),
+            ])
+            return nil
+        }
         guard configuration.backupsEnabled else {
             try await BlockingWork.run(name: "backups") { try backups.disable() }
             logger.warning("backups are off (BACKUPS=false): a lost disk or a mistaken delete cannot be undone")
             return nil
         }
         try await BlockingWork.run(name: "backups") { try backups.enable() }
+        var device = (stat(), stat())
+        let sameDisk = stat(settings.repository, &device.0) == 0 && stat(cluster.directory.path, &device.1) == 0 && device.0.st_dev == device.1.st_dev
         logger.info("backups on: WAL archived continuously, full and differential backups on schedule", [
             "repository": .string(settings.repository), "archive_timeout_seconds": .int(settings.archiveTimeoutSeconds),
-            "note": "a repository on the database's own disk guards against mistakes, not against losing the disk: set BACKUP_DIR to another disk or a mount",
+            "note": .string(sameDisk
+                ? "the repository is on the database's own disk: it undoes mistakes, not the loss of the disk; set BACKUP_DIR to another disk or a mount"
+                : "the repository is on another filesystem than the database"),
         ])
         return backups
     }
@@ -236,8 +252,10 @@ enum ServeCommand {
             // Pruned media stay in the repository as long as the oldest full backup may be restored to.
             let retention = TimeInterval(configuration.backupRetainDays.map { $0 * 86_400 }
                                          ?? (configuration.backupRetainFull + 1) * configuration.backupFullEveryHours * 3600)
-            let keeper = BackupKeeper(backups: backups, schedule: configuration.backupSchedule, mediaDirectory: media.directory,
-                                      retention: retention, pool: pool, logger: logger)
+            let keeper = BackupKeeper(tool: backups.tool, schedule: configuration.backupSchedule,
+                                      mirror: MediaMirror(store: media.directory, mirror: backups.mediaMirror, retention: retention), archive: pool,
+                                      logHint: backups.cluster.directory.appendingPathComponent("backup-log").path,
+                                      beforeBackup: { try backups.saveSecrets() }, logger: logger)
             if let metrics { keeper.register(on: metrics) }
             try await lifecycle.start("backups", keeper.job(metrics: metrics, leadership: leadership))
             lifecycle.started("backup in progress") { await keeper.stop() }
