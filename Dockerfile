@@ -21,17 +21,24 @@ RUN --mount=type=cache,target=/src/.build \
 # Runtime stage: the shared C libraries only. Migrations sit beside the binary, where
 # market09 looks for them (MIGRATIONS_DIR overrides).
 FROM debian:bookworm-slim
+# pgBackRest: docker-compose.yml's backup host runs this image (market09 backup run). The
+# market09 user has uid 999, PostgreSQL's in the official image: the backup host reads the
+# clusters' files and writes the repository PostgreSQL's archive-push writes.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 zlib1g curl ca-certificates \
+ && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 zlib1g curl ca-certificates pgbackrest \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --home /app --shell /usr/sbin/nologin market09 \
- && mkdir -p /var/lib/market09/media && chown market09 /var/lib/market09/media
+ && : > /etc/pgbackrest.conf && chmod 0644 /etc/pgbackrest.conf \
+ && groupadd --system --gid 999 market09 \
+ && useradd --system --uid 999 --gid 999 --home /app --shell /usr/sbin/nologin market09 \
+ && mkdir -p /var/lib/market09/media /var/lib/pgbackrest /tmp/pgbackrest \
+ && chown market09:market09 /var/lib/market09/media /var/lib/pgbackrest /tmp/pgbackrest
 WORKDIR /app
 COPY --from=build /out/market09 /app/market09
 COPY migrations /app/migrations
 COPY openapi.yaml /app/openapi.yaml
 USER market09
-ENV HOST=0.0.0.0 PORT=8080 MIGRATIONS_DIR=/app/migrations
+# PATH: `docker compose exec backup market09 backup list` and the like.
+ENV HOST=0.0.0.0 PORT=8080 MIGRATIONS_DIR=/app/migrations PATH=/app:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 EXPOSE 8080
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

@@ -9,10 +9,14 @@ request is still answered. Prints one line per check; exits 1 on the first failu
 """
 import http.client
 import json
+import os
 import subprocess
 import sys
 import time
 import urllib.parse
+
+sys.path.insert(0, os.path.dirname(__file__))
+from backup_drill import check, png  # noqa: E402
 
 BASE = urllib.parse.urlsplit(sys.argv[1])
 PROJECT = sys.argv[2]
@@ -35,18 +39,6 @@ def request(method, path, body=None, token=None, cookie=None, headers=None, raw=
     connection.close()
     answer = json.loads(payload) if payload and response.getheader("Content-Type", "").startswith("application/json") else payload
     return response.status, answer, response.getheader("Set-Cookie")
-
-
-def check(condition, what):
-    if not condition:
-        print("FAIL", what, flush=True)
-        sys.exit(1)
-    print("ok  ", what, flush=True)
-
-
-def png(seed):
-    header = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) + b"IHDR"
-    return header + (7).to_bytes(4, "big") + (5).to_bytes(4, "big") + bytes([8, 6, 0, 0, 0]) + bytes([seed]) * 200
 
 
 def main():
