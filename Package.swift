@@ -21,16 +21,23 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
-        // Entities, repository protocols, use cases. Foundation only.
-        .target(name: "Domain", swiftSettings: swiftSettings),
-        // Threads for blocking work: bounded worker pools and one-off blocking calls.
-        .target(name: "Workers", dependencies: ["Domain"], swiftSettings: swiftSettings),
+        // Fast text forms of dates and UUIDs (no Calendar, no snprintf), shared by Domain and
+        // the driver. Foundation only, no I/O.
+        .target(name: "Codecs", swiftSettings: swiftSettings),
+        // Entities, repository protocols, use cases. Foundation and Codecs only: no I/O.
+        .target(name: "Domain", dependencies: ["Codecs"], swiftSettings: swiftSettings),
+        // Threads for blocking work: bounded worker pools, one-off blocking calls, child processes.
+        .target(name: "Workers", swiftSettings: swiftSettings),
         // Tokens, hashes and signatures (OpenSSL): access and refresh tokens, passwords,
         // ID tokens and their keys.
         .target(name: "Cryptography", dependencies: ["Domain", "Workers", "COpenSSL"], swiftSettings: swiftSettings),
-        // Everything stored: PostgreSQL (libpq) and its pools, migrations, repositories,
-        // the embedded cluster, the media library on disk, seeders.
-        .target(name: "Persistence", dependencies: ["Domain", "Workers", "Cryptography", "CLibPQ"], swiftSettings: swiftSettings),
+        // The PostgreSQL driver, knowing nothing of the product: libpq connections, the pool
+        // and its threads, statements with their values bound where they are written, wire
+        // values and errors. The only target that imports CLibPQ (a test reads the imports).
+        .target(name: "PostgresDriver", dependencies: ["CLibPQ", "Codecs"], swiftSettings: swiftSettings),
+        // Everything stored, on the driver: repositories, migrations, read replicas, the
+        // embedded cluster and its backups, the media library on disk, seeders.
+        .target(name: "Persistence", dependencies: ["Codecs", "Domain", "Workers", "Cryptography", "PostgresDriver"], swiftSettings: swiftSettings),
         // Outbound services the product calls over HTTP: the Instagram profile lookup.
         .target(name: "Integrations", dependencies: ["Domain"], swiftSettings: swiftSettings),
         // The HTTP transport, knowing nothing of the product: the libmicrohttpd engine,
@@ -38,10 +45,10 @@ let package = Package(
         // writer, the logger and metrics. A test reads its imports.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"], swiftSettings: swiftSettings),
         // The product's API on the transport: controllers, wire shapes, error mapping, auth.
-        .target(name: "App", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer"], swiftSettings: swiftSettings),
-        // The composition root: configuration, the CLI commands, Data's implementations
+        .target(name: "App", dependencies: ["Codecs", "Domain", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer"], swiftSettings: swiftSettings),
+        // The composition root: configuration, the CLI commands, Persistence's implementations
         // wired into App, and serve's lifecycle.
-        .target(name: "Server", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "Integrations", "HTTPServer", "App"], swiftSettings: swiftSettings),
+        .target(name: "Server", dependencies: ["Codecs", "Domain", "Workers", "Cryptography", "PostgresDriver", "Persistence", "Integrations", "HTTPServer", "App"], swiftSettings: swiftSettings),
         // Thin entry point: parses the subcommand and hands over to Server.
         .executableTarget(name: "market09", dependencies: ["Server"], swiftSettings: swiftSettings),
 
@@ -51,26 +58,31 @@ let package = Package(
 
         // In-memory ports and a settable clock for Domain's unit tests: no I/O.
         .target(name: "Fakes", dependencies: ["Domain"], swiftSettings: swiftSettings),
-        // Throwaway PostgreSQL databases, the application in-process, a raw HTTP client,
-        // captured logs.
-        .target(name: "TestSupport", dependencies: ["Domain", "Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server", "Fakes"],
+        // The transport's test helpers: a raw HTTP client, captured logs.
+        .target(name: "HTTPTestSupport", dependencies: ["HTTPServer", "Workers"], swiftSettings: swiftSettings),
+        // Throwaway PostgreSQL databases, the application in-process (and HTTPTestSupport).
+        .target(name: "TestSupport", dependencies: ["HTTPTestSupport", "Domain", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer", "App", "Server", "Fakes"],
                 swiftSettings: swiftSettings),
         // Processes: the built market09, PgBouncer, throwaway clusters, external commands.
-        .target(name: "ProcessSupport", dependencies: ["Persistence", "Workers", "TestSupport"], swiftSettings: swiftSettings),
+        .target(name: "ProcessSupport", dependencies: ["PostgresDriver", "Persistence", "Workers", "TestSupport"], swiftSettings: swiftSettings),
 
         // Test targets by what they need, run by scripts/test in this order: nothing (Domain
         // against in-memory ports; the transport's router), then one PostgreSQL (the
         // database-backed tests), then processes and topologies.
-        .testTarget(name: "DomainTests", dependencies: ["Domain", "Fakes"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
-        .testTarget(name: "PersistenceTests", dependencies: ["Workers", "Cryptography", "Persistence", "TestSupport", "Fakes"], swiftSettings: swiftSettings),
-        .testTarget(name: "AppTests", dependencies: ["Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server", "TestSupport", "Fakes", "CZlib"],
+        .testTarget(name: "DomainTests", dependencies: ["Codecs", "Domain", "Fakes"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "Workers"], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresDriverTests", dependencies: ["PostgresDriver"], swiftSettings: swiftSettings),
+        // The product's own code that needs no I/O: parsers, configuration, renderers, keys.
+        .testTarget(name: "UnitTests", dependencies: ["Codecs", "Domain", "Fakes", "Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "PersistenceTests", dependencies: ["Workers", "Cryptography", "PostgresDriver", "Persistence", "TestSupport", "Fakes"], swiftSettings: swiftSettings),
+        .testTarget(name: "AppTests", dependencies: ["Codecs", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer", "App", "Server", "TestSupport", "Fakes", "CZlib"],
                     swiftSettings: swiftSettings),
         // The 09Market app's own response types, declared apart from the server's code,
         // decoding every answer of the Supabase-compatible surface.
         .testTarget(name: "AppDecodingTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "Market09ClientTests", dependencies: ["Market09Client", "HTTPServer", "App", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProcessTests", dependencies: ["Workers", "Cryptography", "Persistence", "Integrations", "HTTPServer", "App", "Server", "TestSupport",
+        .testTarget(name: "ProcessTests", dependencies: ["Workers", "Cryptography", "PostgresDriver", "Persistence", "Integrations", "HTTPServer", "App", "Server", "TestSupport",
                                                          "ProcessSupport", "Fakes"], swiftSettings: swiftSettings),
     ]
 )

@@ -93,14 +93,15 @@ public enum Application {
         }
     }
 
-    /// Every route of the application: probes at the root, features under `/v1`.
-    public static func routes(dependencies: Dependencies, auth: AuthSettings, logger: Logger) -> [Route] {
+    /// Every route of the application: probes at the root, features under `/v1`, the
+    /// Supabase-compatible surface; each product handler inside the product's middleware
+    /// (reads dropped for a client that left, and `readYourWrites` when there are replicas).
+    public static func routes(dependencies: Dependencies, auth: AuthSettings, logger: Logger, readYourWrites: ReadYourWrites? = nil) -> [Route] {
         let deps = dependencies
+        let endpoints = Endpoints(middleware: [AbandonedReads()] + (readYourWrites.map { [$0] } ?? []))
         let health = HealthController(readiness: deps.readiness, logger: logger)
-        let authenticator = Authenticator(
-            codec: deps.accessTokens,
-            revocations: deps.revocations, now: deps.now)
-        let signedIn = AuthenticatedRoutes(authenticator: authenticator)
+        let authenticator = Authenticator(codec: deps.accessTokens, revocations: deps.revocations, now: deps.now)
+        let signedIn = AuthenticatedRoutes(authenticator: authenticator, endpoints: endpoints)
         let limits = AuthRateLimits(settings: auth, counters: deps.rateLimitCounters, now: deps.now)
         let authentication = Authentication(
             users: deps.users, sessions: deps.sessions, passwords: deps.passwords, attempts: limits.passwordAttempts,
@@ -108,38 +109,39 @@ public enum Application {
         let authController = AuthController(
             authentication: authentication, signedIn: signedIn, revocations: deps.revocations, settings: auth, limits: limits)
         let posts = Posts(posts: deps.posts, likes: deps.likes, now: deps.now)
-        let me = MeController(profiles: Profiles(users: deps.users, now: deps.now), posts: posts, signedIn: signedIn,
-                              revocations: deps.revocations, now: deps.now)
+        let profiles = Profiles(users: deps.users, now: deps.now)
+        let me = MeController(profiles: profiles, posts: posts, signedIn: signedIn, revocations: deps.revocations, now: deps.now)
         let resolver = CategoryResolver(categories: deps.categories)
         let postsController = PostsController(posts: posts, signedIn: signedIn, categories: resolver, now: deps.now,
                                               idempotent: IdempotentRequests(store: deps.idempotency, now: deps.now))
         let browse = BrowseFeed(feed: deps.feed, now: deps.now)
         let feed = FeedController(feed: browse, signedIn: signedIn, categories: resolver, now: deps.now)
-        let influencers = InfluencersController(
-            influencers: Influencers(influencers: deps.influencers, feed: browse), signedIn: signedIn, categories: resolver, now: deps.now)
-        let follows = FollowsController(follows: Follows(follows: deps.follows), signedIn: signedIn, now: deps.now)
+        let influencerProfiles = Influencers(influencers: deps.influencers, feed: browse)
+        let influencers = InfluencersController(influencers: influencerProfiles, signedIn: signedIn, categories: resolver, now: deps.now)
+        let follows = Follows(follows: deps.follows)
+        let followsController = FollowsController(follows: follows, signedIn: signedIn, now: deps.now)
         let uploads = Uploads(library: deps.media, now: deps.now)
         // Without shared counters (one instance) uploads are counted in this instance's memory.
-        let admission = UploadAdmission(library: deps.media, counters: deps.rateLimitCounters ?? LocalRateLimitCounters(),
-                                        limits: deps.mediaSettings.limits, now: deps.now)
+        let counters = deps.rateLimitCounters ?? LocalRateLimitCounters()
+        let admission = UploadAdmission(library: deps.media, counters: counters, limits: deps.mediaSettings.limits, now: deps.now)
         let uploadsController = UploadsController(uploads: uploads, admission: admission, settings: deps.mediaSettings,
                                                   signedIn: signedIn, workers: deps.fileWorkers)
-        let v1 = feed.routes + authController.routes + me.routes + postsController.routes + influencers.routes + follows.routes
-            + uploadsController.routes
-            + InfluencerRequestsController(registration: InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter), signedIn: signedIn).routes
-            + (deps.ingest.map {
-                IngestController(settings: $0, counters: deps.rateLimitCounters ?? LocalRateLimitCounters(), requests: deps.influencerRequests,
-                                 categories: resolver,
-                                 media: IngestMedia(uploads: uploads, admission: admission, settings: deps.mediaSettings, workers: deps.fileWorkers),
-                                 now: deps.now).routes
-            } ?? [])
-        let compatible = deps.supabase.map { settings in
-            SupabaseRoutes(settings: settings, errors: ErrorResponses(logger: logger)).routes(
-                authentication: authentication, profiles: Profiles(users: deps.users, now: deps.now), authenticator: authenticator,
-                revocations: deps.revocations, auth: auth, limits: limits, posts: posts, feed: browse, follows: Follows(follows: deps.follows),
-                influencers: Influencers(influencers: deps.influencers, feed: browse), registration: InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter),
-                uploads: uploadsController, categories: resolver, now: deps.now)
-        } ?? []
+        let registration = InfluencerRegistration(requests: deps.influencerRequests, retryAfter: deps.influencerRequestRetryAfter)
+        let requests = InfluencerRequestsController(registration: registration, signedIn: signedIn)
+        var v1: [Route] = feed.routes + authController.routes + me.routes + postsController.routes
+        v1 += influencers.routes + followsController.routes + uploadsController.routes + requests.routes
+        if let ingest = deps.ingest {
+            let media = IngestMedia(uploads: uploads, admission: admission, settings: deps.mediaSettings, workers: deps.fileWorkers)
+            v1 += IngestController(settings: ingest, counters: counters, requests: deps.influencerRequests, categories: resolver, media: media,
+                                   endpoints: endpoints, now: deps.now).routes
+        }
+        var compatible: [Route] = []
+        if let settings = deps.supabase {
+            compatible = SupabaseRoutes(settings: settings, errors: ErrorResponses(logger: logger), endpoints: endpoints).routes(
+                authentication: authentication, profiles: profiles, authenticator: authenticator,
+                revocations: deps.revocations, auth: auth, limits: limits, posts: posts, feed: browse, follows: follows,
+                influencers: influencerProfiles, registration: registration, uploads: uploadsController, categories: resolver, now: deps.now)
+        }
         return health.routes + MediaController(uploads: uploads).routes + v1.map { $0.mounted(at: "/v1") } + compatible
     }
 
@@ -148,9 +150,8 @@ public enum Application {
     public static func makeResponder(dependencies: Dependencies, auth: AuthSettings, cors: CORSPolicy, logger: Logger,
                                      gzipLevel: Int = 1, docs: DocsController? = nil,
                                      readYourWrites: ReadYourWrites? = nil) -> RoutingResponder {
-        let contract = docs?.routes ?? []
-        return RoutingResponder(routes: routes(dependencies: dependencies, auth: auth, logger: logger) + contract, cors: cors,
-                                logger: logger, gzipLevel: gzipLevel, middleware: [AbandonedReads()] + (readYourWrites.map { [$0] } ?? []),
+        let routes = routes(dependencies: dependencies, auth: auth, logger: logger, readYourWrites: readYourWrites) + (docs?.routes ?? [])
+        return RoutingResponder(routes: routes, cors: cors, logger: logger, gzipLevel: gzipLevel,
                                 errors: ErrorResponses(logger: logger), trustedProxies: auth.trustedProxies)
     }
 }

@@ -12,6 +12,9 @@ public struct UnexpectedCall: Error, CustomStringConvertible {
 /// A ``UserRepository`` whose every method throws ``UnexpectedCall`` unless the test
 /// sets its handler, so a use case touching storage it should not touch fails the test.
 public struct FakeUserRepository: UserRepository {
+    /// In memory: no replicas, no queue to leave.
+    public func scoped(_ scope: RequestScope) -> Self { self }
+
     public var createAnonymousHandler: @Sendable (UserID, Date) async throws -> User = { _, _ in throw UnexpectedCall("createAnonymous") }
     public var createPermanentHandler: @Sendable (UserID, NewIdentity, String?, Date) async throws -> User = { _, _, _, _ in throw UnexpectedCall("createPermanent") }
     public var userHandler: @Sendable (UserID) async throws -> User? = { _ in throw UnexpectedCall("user") }

@@ -11,6 +11,8 @@ public actor InMemoryCategoryRepository: CategoryRepository {
         self.categories = categories
     }
 
+    public nonisolated func scoped(_ scope: RequestScope) -> InMemoryCategoryRepository { self }
+
     public func allCategories() async throws -> [Category] {
         calls += 1
         return categories
@@ -21,6 +23,7 @@ public actor InMemoryCategoryRepository: CategoryRepository {
 public struct FailingCategoryRepository: CategoryRepository {
     private let error: any Error
     public init(_ error: any Error) { self.error = error }
+    public func scoped(_ scope: RequestScope) -> Self { self }
     public func allCategories() async throws -> [Category] { throw error }
 }
 

@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 
 extension Configuration {
     /// A field of a configuration a variable sets.

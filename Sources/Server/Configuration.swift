@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 
 /// Everything `market09 serve` reads from its environment, validated up front so that a
 /// bad value stops start-up with one line naming the variable.

@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 
 /// Typed reads of environment variables; a bad value throws ``ConfigurationError`` naming it.
 struct EnvironmentReader {

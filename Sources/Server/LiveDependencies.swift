@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import Workers
 
 extension Application.Dependencies {
@@ -18,6 +19,8 @@ extension Application.Dependencies {
         // reading have two of their own, so /media never waits behind uploads.
         let fileWorkers = BoundedWorkers(name: "media", threads: 2, queueLimit: 64)
         let mediaReaders = BoundedWorkers(name: "media-read", threads: 2, queueLimit: 256)
+        // One repository for posts and likes: one like batcher and one Top 10 cache.
+        let posts = PostgresPostRepository(pool: pool, reads: reads)
         var dependencies = Self(
             categories: PostgresCategoryRepository(pool: pool, reads: reads), readiness: pool,
             users: PostgresUserRepository(pool: pool), sessions: PostgresSessionRepository(pool: pool),
@@ -25,7 +28,7 @@ extension Application.Dependencies {
             refreshTokens: HMACRefreshTokenFactory(key: auth.refreshTokenKey),
             idTokens: OIDCIDTokenVerifier(providers: auth.oidcProviders(), now: now),
             accessTokens: AccessTokenCodec(keys: auth.signingKeys, issuer: auth.issuer, audience: auth.audience),
-            posts: PostgresPostRepository(pool: pool, reads: reads), likes: PostgresPostRepository(pool: pool), feed: PostgresFeedRepository(pool: pool, reads: reads),
+            posts: posts, likes: posts, feed: PostgresFeedRepository(pool: pool, reads: reads),
             influencers: PostgresInfluencerRepository(pool: pool, reads: reads), follows: PostgresFollowRepository(pool: pool, reads: reads),
             influencerRequests: PostgresInfluencerRequestRepository(pool: pool),
             media: FileMediaLibrary(directory: media.directory, pool: pool, workers: fileWorkers, readers: mediaReaders), mediaSettings: media, fileWorkers: fileWorkers,

@@ -2,6 +2,7 @@ import App
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 
 /// The gauges `serve` adds to the application's metrics: the database pool, the process
 /// and the build. Read when scraped; nothing here runs per request.

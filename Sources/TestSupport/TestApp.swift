@@ -5,6 +5,7 @@ import Fakes
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import Server
 
 /// The whole application over a private migrated database, called in process, with a
@@ -183,7 +184,7 @@ extension TestApp {
     public func user(anonymous: Bool = false, role: String = "user") async throws -> (id: UUID, token: String) {
         let id = UUID()
         try await database.pool.withConnection { connection in
-            try connection.execute("INSERT INTO users (id, is_anonymous, role) VALUES ($1, $2, $3)", [id, anonymous, role])
+            try connection.execute("INSERT INTO users (id, is_anonymous, role) VALUES (\(id), \(anonymous), \(role))")
         }
         return (id, token(for: id, anonymous: anonymous, role: role))
     }
@@ -219,22 +220,21 @@ extension TestApp {
         try await database.pool.withConnection { connection in
             try connection.query("""
                 INSERT INTO posts (influencer_id, product_name, price, category_id, group_buying_start, group_buying_end, posted_at, submitted_by)
-                VALUES ($1, $2, 1000, 'food', $3::timestamptz, $4::timestamptz, $5::timestamptz, $6) RETURNING id
-                """, [influencer, name, start, end, postedAt, submittedBy]).first!.decode(0)
+                VALUES (\(influencer), \(name), 1000, 'food', \(start)::timestamptz, \(end)::timestamptz, \(postedAt)::timestamptz, \(submittedBy)) RETURNING id
+                """).single().decode(0)
         }
     }
 
     /// Inserts an influencer and returns its id.
     public func influencer(_ username: String, fullName: String? = nil) async throws -> Int {
         try await database.pool.withConnection { connection in
-            try connection.query("INSERT INTO influencers (username, full_name, profile_pic_url) VALUES ($1, $2, 'https://img.example/p.jpg') RETURNING id",
-                                 [username, fullName]).first!.decode(0)
+            try connection.query("INSERT INTO influencers (username, full_name, profile_pic_url) VALUES (\(username), \(fullName), 'https://img.example/p.jpg') RETURNING id").single().decode(0)
         }
     }
 }
 
 /// Runs `body` with a fresh application over its own database, and tears both down
-/// afterwards whether `body` returns or throws (a failing `try` used to leave them behind).
+/// afterwards whether `body` returns or throws (a failing `try` must not leave them behind).
 public func withTestApp(
     configure: (inout AuthSettings) -> Void = { _ in },
     idTokens: (any IDTokenVerifier)? = nil,

@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 import Workers
 
 /// A private PostgreSQL database for one test, created in the cluster that the test
@@ -47,7 +48,7 @@ public struct TestDatabase: Sendable {
         guard owner else { return }
         let name = name
         _ = try? await Self.admin { connection in
-            try connection.execute(script: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            try connection.execute(script: "DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
         }
     }
 
@@ -73,7 +74,7 @@ public struct TestDatabase: Sendable {
     private static func create(template: String) async throws -> TestDatabase {
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try await admin { connection in
-            try connection.execute(script: "CREATE DATABASE \(name) TEMPLATE \(template)")
+            try connection.execute(script: "CREATE DATABASE \(unescaped: name) TEMPLATE \(unescaped: template)")
         }
         let url = try url(database: name)
         return TestDatabase(name: name, url: url, pool: PostgresPool(.init(url: url, size: 4, connectTimeoutSeconds: connectTimeoutSeconds)))
@@ -112,7 +113,7 @@ public struct TestDatabase: Sendable {
             let task = Task<String, any Error> {
                 let name = "template_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
                 try await TestDatabase.admin { connection in
-                    try connection.execute(script: "CREATE DATABASE \(name) TEMPLATE template0")
+                    try connection.execute(script: "CREATE DATABASE \(unescaped: name) TEMPLATE template0")
                 }
                 let pool = PostgresPool(.init(url: try TestDatabase.url(database: name), size: 1,
                                               connectTimeoutSeconds: TestDatabase.connectTimeoutSeconds))
@@ -134,11 +135,4 @@ public struct TestDatabase: Sendable {
             }
         }
     }
-}
-
-/// The test environment is not what the tests need; the message says how to fix it.
-public struct TestEnvironmentError: Error, CustomStringConvertible {
-    /// What is missing and how to provide it.
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

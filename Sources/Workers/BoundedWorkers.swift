@@ -1,4 +1,3 @@
-import Domain
 import Foundation
 import Synchronization
 
@@ -8,7 +7,7 @@ import Synchronization
 ///
 /// A thread per call let 64 concurrent sign-ins run 64 KDFs on two cores and starve every
 /// read. Here at most `threads` run at once, at most `queueLimit` wait, and the next
-/// caller is refused at once with ``DomainError/overloaded(retryAfterSeconds:)`` rather
+/// caller is refused at once with ``WorkersBusy`` rather
 /// than queued behind work its client will have given up on. Threads run at nice 10, so
 /// the scheduler prefers request threads whenever both want a core; they are started when
 /// work arrives and end when the queue is empty, so an idle instance holds none.
@@ -40,7 +39,7 @@ public final class BoundedWorkers: Sendable {
     /// Jobs accepted and not yet started.
     public var waitingCount: Int { state.withLock { $0.waiting } }
 
-    /// Runs `body` on a worker thread; throws ``DomainError/overloaded(retryAfterSeconds:)``
+    /// Runs `body` on a worker thread; throws ``WorkersBusy``
     /// without waiting when every thread is busy and `queueLimit` jobs already wait.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -54,7 +53,7 @@ public final class BoundedWorkers: Sendable {
                 return (true, true)
             }
             if !outcome.accepted {
-                continuation.resume(throwing: DomainError.overloaded(retryAfterSeconds: 1))
+                continuation.resume(throwing: WorkersBusy(retryAfterSeconds: 1))
             } else if outcome.startThread {
                 let thread = Thread { [self] in work() }
                 thread.name = name
@@ -90,5 +89,15 @@ public final class BoundedWorkers: Sendable {
             }
             return job
         }
+    }
+}
+
+/// Every thread of a ``BoundedWorkers`` is busy and its queue is full: try again after
+/// `retryAfterSeconds` (the API answers 503 `busy` with `Retry-After`).
+public struct WorkersBusy: Error, Equatable, Sendable {
+    public let retryAfterSeconds: Int
+
+    public init(retryAfterSeconds: Int) {
+        self.retryAfterSeconds = retryAfterSeconds
     }
 }

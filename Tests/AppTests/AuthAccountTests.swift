@@ -13,27 +13,26 @@ import Testing
             let influencer: Int = try connection.query("INSERT INTO influencers (username) VALUES ('seller_' || substr(md5(random()::text), 1, 8)) RETURNING id").first!.decode(0)
             return try (0..<count).map { index in
                 try connection.query(
-                    "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES ($1, $2, 'food', now(), now() + interval '1 day') RETURNING id",
-                    [influencer, "상품 \(index)"]).first!.decode(0)
+                    "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES (\(influencer), \("상품 \(index)"), 'food', now(), now() + interval '1 day') RETURNING id").first!.decode(0)
             }
         }
     }
 
     private func like(_ app: TestApp, user: String, posts: [Int]) async throws {
         try await app.database.pool.transaction { connection in
-            for post in posts { try connection.execute("INSERT INTO likes (user_id, post_id) VALUES ($1::uuid, $2)", [user, post]) }
+            for post in posts { try connection.execute("INSERT INTO likes (user_id, post_id) VALUES (\(user)::uuid, \(post))") }
         }
     }
 
     private func likes(_ app: TestApp, user: String) async throws -> [Int] {
         try await app.database.pool.withConnection { connection in
-            try connection.query("SELECT post_id FROM likes WHERE user_id = $1::uuid ORDER BY post_id", [user]).map { try $0.decode(0) }
+            try connection.query("SELECT post_id FROM likes WHERE user_id = \(user)::uuid ORDER BY post_id").map { try $0.decode(0) }
         }
     }
 
     private func likeCounts(_ app: TestApp, _ posts: [Int]) async throws -> [Int] {
         try await app.database.pool.withConnection { connection in
-            try posts.map { try connection.query("SELECT likes_count FROM posts WHERE id = $1", [$0]).first!.decode(0) }
+            try posts.map { try connection.query("SELECT likes_count FROM posts WHERE id = \($0)").first!.decode(0) }
         }
     }
 
@@ -78,7 +77,7 @@ import Testing
             #expect(try await likes(app, user: owner.userID) == shared)
             #expect(try await likes(app, user: anonymous.userID).isEmpty)
             #expect(try await likeCounts(app, shared) == [1, 1, 1])
-            let anonymousLeft = try await app.database.pool.withConnection { try $0.query("SELECT 1 FROM users WHERE id = $1::uuid", [anonymous.userID]).count }
+            let anonymousLeft = try await app.database.pool.withConnection { try $0.query("SELECT 1 FROM users WHERE id = \(anonymous.userID)::uuid").count }
             #expect(anonymousLeft == 0)
             try await eventually { try await app.send("GET", "/v1/me", token: anonymous.accessToken).errorCode == "session_revoked" }
         }
@@ -154,7 +153,7 @@ import Testing
             let liked = try await posts(app, count: 2)
             try await like(app, user: user.userID, posts: liked)
             try await like(app, user: other.userID, posts: [liked[0]])
-            try await app.database.pool.withConnection { try $0.execute("UPDATE posts SET submitted_by = $1::uuid", [user.userID]) }
+            try await app.database.pool.withConnection { try $0.execute("UPDATE posts SET submitted_by = \(user.userID)::uuid") }
 
             #expect(try await app.send("DELETE", "/v1/me", token: user.accessToken).status == 204)
 

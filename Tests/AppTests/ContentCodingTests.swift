@@ -90,8 +90,8 @@ import Testing
             for index in 0..<20 {
                 try connection.execute("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                    VALUES ($1, $2, $3, now() - interval '1 day', now() + interval '2 days')
-                    """, [influencer, "\(name) \(index)", category])
+                    VALUES (\(influencer), \("\(name) \(index)"), \(category), now() - interval '1 day', now() + interval '2 days')
+                    """)
             }
         }
     }

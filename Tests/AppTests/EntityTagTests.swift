@@ -13,8 +13,8 @@ import Testing
             let post: Int = try await app.database.pool.withConnection { connection in
                 try connection.query("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                    VALUES ($1, '태그 상품', 'food', now() - interval '1 day', now() + interval '2 days') RETURNING id
-                    """, [influencer]).first!.decode(0)
+                    VALUES (\(influencer), '태그 상품', 'food', now() - interval '1 day', now() + interval '2 days') RETURNING id
+                    """).first!.decode(0)
             }
             for path in ["/v1/posts", "/v1/posts/\(post)", "/v1/categories", "/v1/posts/top10", "/v1/influencers/\(influencer)/posts"] {
                 let first = try await app.send("GET", path, token: token)

@@ -20,9 +20,8 @@ import Testing
             try specs.enumerated().map { index, spec in
                 try connection.query("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
-                    VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
-                    """, [influencer, spec.name, spec.category, now.addingTimeInterval(spec.start), now.addingTimeInterval(spec.end),
-                          now.addingTimeInterval(Double(index))]).first!.decode(0)
+                    VALUES (\(influencer), \(spec.name), \(spec.category), \(now.addingTimeInterval(spec.start)), \(now.addingTimeInterval(spec.end)), \(now.addingTimeInterval(Double(index)))) RETURNING id
+                    """).first!.decode(0)
             }
         }
     }
@@ -137,7 +136,7 @@ import Testing
             #expect(now["food"] == [3, 1], "post a closed as time passed")
 
             #expect(try await app.send("PATCH", "/v1/posts/\(ids[1])", json: ["category": "pet"], token: (try await app.user(role: "admin")).token).status == 200)
-            try await app.database.pool.withConnection { try $0.execute("DELETE FROM posts WHERE id = $1", [ids[2]]) }
+            try await app.database.pool.withConnection { try $0.execute("DELETE FROM posts WHERE id = \(ids[2])") }
             now = try await counts()
             #expect(now["food"] == [1, 0])
             #expect(now["pet"] == [2, 2])
@@ -251,10 +250,10 @@ import Testing
             try await check("inserted")
             let moved = (start: app.clock.now.addingTimeInterval(50 * hour), end: app.clock.now.addingTimeInterval(70 * hour))
             try await app.database.pool.transaction { connection in
-                try connection.execute("UPDATE posts SET group_buying_start = $2, group_buying_end = $3 WHERE id = $1", [ids[2], moved.start, moved.end])
-                try connection.execute("UPDATE posts SET category_id = 'food' WHERE id = $1", [ids[6]])
-                try connection.execute("UPDATE posts SET likes_count = likes_count WHERE id = $1", [ids[5]])
-                try connection.execute("DELETE FROM posts WHERE id = ANY($1::bigint[])", ["{\(ids[0]),\(ids[4])}"])
+                try connection.execute("UPDATE posts SET group_buying_start = \(moved.start), group_buying_end = \(moved.end) WHERE id = \(ids[2])")
+                try connection.execute("UPDATE posts SET category_id = 'food' WHERE id = \(ids[6])")
+                try connection.execute("UPDATE posts SET likes_count = likes_count WHERE id = \(ids[5])")
+                try connection.execute("DELETE FROM posts WHERE id = ANY(\("{\(ids[0]),\(ids[4])}")::bigint[])")
             }
             windows[ids[2]] = (moved.start, moved.end, "beauty")
             windows[ids[6]]?.category = "food"
@@ -306,8 +305,8 @@ extension FeedParameters {
                 try (0..<7).map { index in
                     try connection.query("""
                         INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, likes_count)
-                        VALUES ($1, $2, 'travel', now(), now() + interval '1 day', $3) RETURNING id
-                        """, [influencer, "여행 \(index)", [5, 1, 5, 0, 9, 1, 3][index]]).first!.decode(0)
+                        VALUES (\(influencer), \("여행 \(index)"), 'travel', now(), now() + interval '1 day', \([5, 1, 5, 0, 9, 1, 3][index])) RETURNING id
+                        """).first!.decode(0)
                 }
             }
             var seen: [Int] = []

@@ -44,9 +44,8 @@ import Testing
                 try specs.enumerated().map { index, spec in
                     try connection.query("""
                         INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
-                        VALUES ($1, $2, 'food', $3, $4, $5) RETURNING id
-                        """, [influencer, "상품 \(index)", now.addingTimeInterval(spec.start), now.addingTimeInterval(spec.end),
-                              now.addingTimeInterval(spec.posted)]).first!.decode(0)
+                        VALUES (\(influencer), \("상품 \(index)"), 'food', \(now.addingTimeInterval(spec.start)), \(now.addingTimeInterval(spec.end)), \(now.addingTimeInterval(spec.posted))) RETURNING id
+                        """).first!.decode(0)
                 }
             }
             var windows = Dictionary(uniqueKeysWithValues: zip(ids, specs))
@@ -87,8 +86,8 @@ import Testing
 
             // Edits widen the bounds: a post re-dated far into the past, a window stretched to a year.
             try await app.database.pool.transaction { connection in
-                try connection.execute("UPDATE posts SET posted_at = $2 WHERE id = $1", [ids[3], now.addingTimeInterval(-400 * day)])
-                try connection.execute("UPDATE posts SET group_buying_start = $2 WHERE id = $1", [ids[20], now.addingTimeInterval(-365 * day)])
+                try connection.execute("UPDATE posts SET posted_at = \(now.addingTimeInterval(-400 * day)) WHERE id = \(ids[3])")
+                try connection.execute("UPDATE posts SET group_buying_start = \(now.addingTimeInterval(-365 * day)) WHERE id = \(ids[20])")
             }
             windows[ids[3]]?.posted = -400 * day
             windows[ids[20]]?.start = -365 * day
@@ -108,8 +107,8 @@ import Testing
             let id: Int = try await app.database.pool.transaction { connection in
                 let id: Int = try connection.query("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
-                    VALUES ($1, '상품', 'food', $2, $3, $4) RETURNING id
-                    """, [influencer, now.addingTimeInterval(-Self.day), now.addingTimeInterval(Self.day), now.addingTimeInterval(-2 * Self.day)])
+                    VALUES (\(influencer), '상품', 'food', \(now.addingTimeInterval(-Self.day)), \(now.addingTimeInterval(Self.day)), \(now.addingTimeInterval(-2 * Self.day))) RETURNING id
+                    """)
                     .first!.decode(0)
                 _ = try connection.execute("UPDATE post_window_bounds SET longest = NULL, lead_min = NULL, lead_max = NULL")
                 return id
@@ -119,9 +118,9 @@ import Testing
             #expect(Self.ids(try await app.send("GET", query, token: token)).isEmpty, "the broken state this repairs")
 
             let repair = try #require(try TestDatabase.migrations().first { $0.version == 22 })
-            try await app.database.pool.withConnection { try $0.execute(script: repair.sql) }
+            try await app.database.pool.withConnection { try $0.execute(unsafeSQL: repair.sql) }
             #expect(Self.ids(try await app.send("GET", query, token: token)) == [id])
-            try await app.database.pool.withConnection { try $0.execute(script: repair.sql) }
+            try await app.database.pool.withConnection { try $0.execute(unsafeSQL: repair.sql) }
             #expect(Self.ids(try await app.send("GET", query, token: token)) == [id], "a second run changes nothing")
         }
     }

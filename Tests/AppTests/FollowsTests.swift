@@ -36,7 +36,7 @@ import Testing
             #expect(try await app.send("DELETE", "/v1/influencers/999999/follow", token: alice).errorCode == "influencer_not_found")
 
             // Deleting an account takes its follows and their counts with it.
-            try await app.database.pool.withConnection { try $0.execute("DELETE FROM users WHERE id = $1", [bobID]) }
+            try await app.database.pool.withConnection { try $0.execute("DELETE FROM users WHERE id = \(bobID)") }
             #expect(try await app.send("GET", "/v1/influencers/\(kim)", token: alice).json["app_followers_count"] as? Int == 0)
         }
     }
@@ -48,8 +48,8 @@ import Testing
                 try connection.execute("INSERT INTO influencers (username) SELECT 'limit_' || n FROM generate_series(1, 1001) n")
                 try connection.execute("""
                     INSERT INTO follows (user_id, influencer_id)
-                    SELECT $1, id FROM influencers WHERE username LIKE 'limit\\_%' ORDER BY id LIMIT 998
-                    """, [id])
+                    SELECT \(id), id FROM influencers WHERE username LIKE 'limit\\_%' ORDER BY id LIMIT 998
+                    """)
             }
             let free: [Int] = try await app.database.pool.withConnection { connection in
                 try connection.query("""

@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -31,7 +32,7 @@ import Testing
         (response.json["results"] as? [[String: any Sendable]] ?? []).map { $0["reason"] as? String ?? "" }
     }
 
-    private func text(_ app: TestApp, _ sql: String) async throws -> String {
+    private func text(_ app: TestApp, _ sql: SQL) async throws -> String {
         try await app.database.pool.withConnection { try $0.query(sql).first!.decode(0, as: String.self) }
     }
 
@@ -85,7 +86,7 @@ import Testing
             let year1900 = Date(timeIntervalSince1970: -2_208_988_800)
             let good = try await ingest(app, "/v1/ingest/posts", [row("정상", start: start, end: start.addingTimeInterval(86_400), postedAt: now)], key: key)
             #expect(outcomes(good) == ["created"], "\(good.text)")
-            let bounds = "SELECT row(b.*)::text FROM post_window_bounds b"
+            let bounds: SQL = "SELECT row(b.*)::text FROM post_window_bounds b"
             let before = try await text(app, bounds)
 
             let attack = try await ingest(app, "/v1/ingest/posts", [

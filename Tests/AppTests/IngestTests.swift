@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -25,7 +26,7 @@ import Testing
         response.json["results"] as? [[String: any Sendable]] ?? []
     }
 
-    private func count(_ app: TestApp, _ sql: String) async throws -> Int {
+    private func count(_ app: TestApp, _ sql: SQL) async throws -> Int {
         try await app.database.pool.withConnection { try $0.query(sql).first!.decode(0, as: Int.self) }
     }
 
@@ -179,7 +180,8 @@ import Testing
             #expect(gone.json["reason"] as? String == "account_not_found")
             // Reporting again changes nothing; unknown ids and results are refused.
             #expect(try await report("big.one", ["result": "not_found"]).json["status"] as? String == "approved")
-            #expect(try await app.send("POST", "/v1/ingest/influencer-requests/999999/outcome", json: ["result": "not_found"], token: key).status == 404)
+            let missing = try await app.send("POST", "/v1/ingest/influencer-requests/999999/outcome", json: ["result": "not_found"], token: key)
+            #expect(missing.status == 404 && missing.json["error"] as? String == "influencer_request_not_found", "\(missing.text)")
             #expect(try await report("gone.one", ["result": "maybe"]).errorCode == "invalid_body")
 
             // The influencer list pages by username.
@@ -234,7 +236,7 @@ import Testing
             }
             func influencers() async throws -> [String] {
                 try await app.database.pool.withConnection { connection in
-                    try connection.query(sql: """
+                    try connection.query("""
                         SELECT id || ' ' || username || ' ' || COALESCE(instagram_id, '-') || ' ' || COALESCE(external_url_title, '-')
                                || ' ' || (last_synced_at IS NOT NULL) FROM influencers ORDER BY id
                         """).map { try $0.decode(0, as: String.self) }
@@ -283,7 +285,7 @@ import Testing
                 token: key)
             #expect(approved.json["status"] as? String == "approved", "\(approved.text)")
             let names = try await app.database.pool.withConnection { connection in
-                try connection.query(sql: "SELECT id || ' ' || username || ' ' || followers_count FROM influencers").map { try $0.decode(0, as: String.self) }
+                try connection.query("SELECT id || ' ' || username || ' ' || followers_count FROM influencers").map { try $0.decode(0, as: String.self) }
             }
             #expect(names.count == 1 && names.first?.hasSuffix(" new.name 31000") == true, "\(names)")
             #expect(names.first?.hasPrefix("\(approved.json["influencer_id"] as? Int ?? -1) ") == true)

@@ -68,8 +68,7 @@ import Testing
             let ids = collected
             _ = try await app.post(influencer: influencer, name: "untagged", start: "2026-12-01T00:00:00Z", end: "2026-12-09T00:00:00Z")
             try await app.database.pool.withConnection { connection in
-                try connection.execute("UPDATE posts SET hashtags = '{크림,겨울}' WHERE id = ANY($1::bigint[])",
-                                       ["{" + ids.map(String.init).joined(separator: ",") + "}"])
+                try connection.execute("UPDATE posts SET hashtags = '{크림,겨울}' WHERE id = ANY(\("{" + ids.map(String.init).joined(separator: ",") + "}")::bigint[])")
             }
             let page = try await app.send("GET", "/v1/posts?hashtag=%23%ED%81%AC%EB%A6%BC&limit=2&page=2", token: token)  // #크림
             #expect(page.status == 200, "\(page.text)")
@@ -78,8 +77,8 @@ import Testing
             #expect(try await app.send("GET", "/v1/posts?hashtag=%EA%B2%A8%EC%9A%B8&sort=latest", token: token).json["total"] as? Int == 5)
 
             try await app.database.pool.withConnection { connection in
-                try connection.execute("DELETE FROM posts WHERE id = $1", [ids[4]])
-                try connection.execute("UPDATE posts SET hashtags = '{겨울}' WHERE id = $1", [ids[3]])
+                try connection.execute("DELETE FROM posts WHERE id = \(ids[4])")
+                try connection.execute("UPDATE posts SET hashtags = '{겨울}' WHERE id = \(ids[3])")
             }
             let after = try await app.send("GET", "/v1/posts?hashtag=크림", token: token)
             #expect((after.json["data"] as? [[String: any Sendable]])?.compactMap { $0["id"] as? Int } == [ids[2], ids[1], ids[0]])

@@ -162,8 +162,8 @@ import Testing
 
             #expect(statuses == Array(repeating: 200, count: 200))
             let (count, rows) = try await app.database.pool.withConnection { connection in
-                (try connection.query("SELECT likes_count FROM posts WHERE id = $1", [id]).first!.decode(0, as: Int.self),
-                 try connection.query("SELECT count(*) FROM likes WHERE post_id = $1", [id]).first!.decode(0, as: Int.self))
+                (try connection.query("SELECT likes_count FROM posts WHERE id = \(id)").first!.decode(0, as: Int.self),
+                 try connection.query("SELECT count(*) FROM likes WHERE post_id = \(id)").first!.decode(0, as: Int.self))
             }
             #expect(count == 200)
             #expect(rows == 200)
@@ -255,7 +255,7 @@ import Testing
             var anonymous: [TestSession] = []
             for _ in 0..<6 {
                 let session = try TestSession(try await app.send("POST", "/v1/auth/anonymous"))
-                try await app.database.pool.withConnection { try $0.execute("INSERT INTO likes (user_id, post_id) VALUES ($1::uuid, $2)", [session.userID, post]) }
+                try await app.database.pool.withConnection { try $0.execute("INSERT INTO likes (user_id, post_id) VALUES (\(session.userID)::uuid, \(post))") }
                 anonymous.append(session)
             }
 
@@ -273,8 +273,8 @@ import Testing
             }
 
             let (count, rows) = try await app.database.pool.withConnection { connection in
-                (try connection.query("SELECT likes_count FROM posts WHERE id = $1", [post]).first!.decode(0, as: Int.self),
-                 try connection.query("SELECT count(*) FROM likes WHERE post_id = $1", [post]).first!.decode(0, as: Int.self))
+                (try connection.query("SELECT likes_count FROM posts WHERE id = \(post)").first!.decode(0, as: Int.self),
+                 try connection.query("SELECT count(*) FROM likes WHERE post_id = \(post)").first!.decode(0, as: Int.self))
             }
             // 20 new likes + the merge target's single like (six merged anonymous likes collapse into one).
             #expect(rows == 21)

@@ -2,6 +2,7 @@
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -13,11 +14,11 @@ import Testing
         let pool = PostgresPool(.init(url: database.url, size: 2, statementTimeout: .milliseconds(300)))
         let logs = LogCapture()
         let routes = [
-            Route("GET", "/slow") { _ in
+            Route("GET", "/slow") { _, _ in
                 try await pool.withConnection { _ = try $0.query("SELECT pg_sleep(10)") }
                 return .json(["done": true])
             },
-            Route("GET", "/fast") { _ in .json(["one": try await pool.withConnection { try $0.query("SELECT 1").first!.decode(0, as: Int.self) }]) },
+            Route("GET", "/fast") { _, _ in .json(["one": try await pool.withConnection { try $0.query("SELECT 1").first!.decode(0, as: Int.self) }]) },
         ]
         let responder = RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger, errors: ErrorResponses(logger: logs.logger))
         async let slow = responder.respond(to: HTTPRequest(method: "GET", path: "/slow"))

@@ -10,7 +10,7 @@ import Testing
     @Test(arguments: AmbiguousFraming.probes.indices)
     func ambiguousFramingIsAnswered400AndTheConnectionClosed(_ index: Int) async throws {
         let probe = AmbiguousFraming.probes[index], name = probe.name
-        let harness = try EngineTests.Harness()
+        let harness = try EngineHarness()
         let (text, closed) = try await RawHTTPClient.conversation(probe.bytes, port: harness.port)
         await harness.stop()
         let statuses = RawHTTPClient.statuses(in: text)
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func unambiguousChunkedAndLengthFramedBodiesKeepTheConnection() async throws {
-        let harness = try EngineTests.Harness()
+        let harness = try EngineHarness()
         let chunked = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
         let sized = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nX-Empty:\r\nX-Tabbed:\tvalue\r\n\r\nhi"
         let last = "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"

@@ -4,6 +4,7 @@ import Fakes
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -49,7 +50,7 @@ import Testing
     @Test func unexpectedErrorsBecomeAPlain500AndOnlyTheLogHasTheDetail() async throws {
         struct SecretFailure: Error, CustomStringConvertible { var description: String { "password=hunter2 at Repository.swift:12" } }
         let logs = LogCapture()
-        let app = responder(extraRoutes: [Route("GET", "/v1/boom") { _ in throw SecretFailure() }], logs: logs)
+        let app = responder(extraRoutes: [Route("GET", "/v1/boom") { _, _ in throw SecretFailure() }], logs: logs)
 
         let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/boom", requestID: "req-1"))
 
@@ -62,7 +63,7 @@ import Testing
     }
 
     @Test func aLostDatabaseAnswers503() async throws {
-        let app = responder(extraRoutes: [Route("GET", "/v1/lost") { _ in throw PostgresError(code: .connectionFailure, message: "no route") }])
+        let app = responder(extraRoutes: [Route("GET", "/v1/lost") { _, _ in throw PostgresError(code: .connectionFailure, message: "no route") }])
 
         let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/lost"))
 
@@ -72,8 +73,8 @@ import Testing
 
     @Test func badFieldsCarryTheFieldName() async throws {
         let app = responder(extraRoutes: [
-            Route("GET", "/v1/items") { _ in throw APIError.invalidParameter("limit", "limit must be between 1 and 50") },
-            Route("POST", "/v1/items") { _ in throw DomainError.invalid(field: "price", message: "price must not be negative") },
+            Route("GET", "/v1/items") { _, _ in throw APIError.invalidParameter("limit", "limit must be between 1 and 50") },
+            Route("POST", "/v1/items") { _, _ in throw DomainError.invalid(field: "price", message: "price must not be negative") },
         ])
 
         let query = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/items"))

@@ -4,6 +4,7 @@ import Fakes
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
         let session = SessionID(rawValue: UUID())
         try await writer.withConnection { connection in
             try connection.execute("BEGIN")
-            try connection.execute("INSERT INTO revoked_sessions (session_id, revoked_at) VALUES ($1, clock_timestamp() - interval '1 minute')", [session.rawValue])
+            try connection.execute("INSERT INTO revoked_sessions (session_id, revoked_at) VALUES (\(session.rawValue), clock_timestamp() - interval '1 minute')")
         }
         try await revocations.poll()
         #expect(!revocations.isRevoked(session))
@@ -110,15 +111,14 @@ import Testing
             // The feed's database stops taking connections, and its connection is dropped.
             let name = String(watched.url.split(separator: "/").last!.split(separator: "?").first!)
             try await app.database.pool.withConnection { connection in
-                try connection.execute("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS false")
-                _ = try connection.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'market09-revocations'",
-                                         [name])
+                try connection.execute("ALTER DATABASE \"\(unescaped: name)\" ALLOW_CONNECTIONS false")
+                _ = try connection.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name) AND application_name = 'market09-revocations'")
             }
             try await Task.sleep(for: .milliseconds(1_500))
             #expect(throws: AuthError.revocationsUnavailable) { try authenticator.principal(for: request("PUT")) }
             #expect(throws: Never.self) { try authenticator.principal(for: request("GET")) }
 
-            try await app.database.pool.withConnection { try $0.execute("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true") }
+            try await app.database.pool.withConnection { try $0.execute("ALTER DATABASE \"\(unescaped: name)\" ALLOW_CONNECTIONS true") }
             let deadline = ContinuousClock.now + .seconds(10)
             while !revocations.isCurrent && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             #expect(throws: Never.self) { try authenticator.principal(for: request("PUT")) }

@@ -50,9 +50,8 @@ import Testing
             try posts.enumerated().map { index, post in
                 try connection.query("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
-                    VALUES ($1, $2, 'food', $3, $4, $5) RETURNING id
-                    """, [post.influencer, post.name, now.addingTimeInterval(-3 * 86_400), now.addingTimeInterval(Double(index % 5 - 2) * 86_400),
-                          now.addingTimeInterval(-3600 * Double(posts.count - index))]).first!.decode(0)
+                    VALUES (\(post.influencer), \(post.name), 'food', \(now.addingTimeInterval(-3 * 86_400)), \(now.addingTimeInterval(Double(index % 5 - 2) * 86_400)), \(now.addingTimeInterval(-3600 * Double(posts.count - index)))) RETURNING id
+                    """).first!.decode(0)
             }
         }
     }
@@ -105,8 +104,8 @@ import Testing
             #expect(try await found("사과") == [ids[0]])
             #expect(try await found("처음") == Set(ids))
             try await app.database.pool.withConnection { connection in
-                try connection.execute("UPDATE posts SET product_name = '포도즙' WHERE id = $1", [ids[0]])
-                try connection.execute("UPDATE influencers SET username = 'second.name', full_name = '두번째' WHERE id = $1", [seller])
+                try connection.execute("UPDATE posts SET product_name = '포도즙' WHERE id = \(ids[0])")
+                try connection.execute("UPDATE influencers SET username = 'second.name', full_name = '두번째' WHERE id = \(seller)")
             }
             #expect(try await found("사과").isEmpty)
             #expect(try await found("포도") == [ids[0]])
@@ -129,11 +128,11 @@ import Testing
                 try connection.execute("SET statement_timeout = 0")
                 try connection.execute("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at, likes_count)
-                    SELECT $1, CASE WHEN n % 10 = 0 THEN '상품 ' ELSE '김 상품 ' END || CASE WHEN n % 40 = 0 THEN '귤 ' ELSE '' END || n,
-                           CASE WHEN n % 2 = 0 THEN 'food' ELSE 'beauty' END, $2, $3::timestamptz + (n % 7 - 3) * interval '1 day',
-                           $3::timestamptz - n * interval '1 minute', n % 13
+                    SELECT \(seller), CASE WHEN n % 10 = 0 THEN '상품 ' ELSE '김 상품 ' END || CASE WHEN n % 40 = 0 THEN '귤 ' ELSE '' END || n,
+                           CASE WHEN n % 2 = 0 THEN 'food' ELSE 'beauty' END, \(now.addingTimeInterval(-4 * 86_400)), \(now)::timestamptz + (n % 7 - 3) * interval '1 day',
+                           \(now)::timestamptz - n * interval '1 minute', n % 13
                     FROM generate_series(1, 1300) n
-                    """, [seller, now.addingTimeInterval(-4 * 86_400), now])
+                    """)
                 try connection.execute("ANALYZE posts")
             }
             let productNames: [Int: String] = try await app.database.pool.withConnection { connection in

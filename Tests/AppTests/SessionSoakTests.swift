@@ -81,8 +81,8 @@ import Testing
             #expect(uncured.isEmpty, "401s a refresh did not cure: \(uncured.prefix(3))")
             let sessions: [Int] = try await app.database.pool.withConnection { connection in
                 let row = try connection.query("""
-                    SELECT count(*)::int, (count(*) FILTER (WHERE revoked_at IS NULL))::int FROM sessions WHERE user_id = $1::uuid
-                    """, [user]).first!
+                    SELECT count(*)::int, (count(*) FILTER (WHERE revoked_at IS NULL))::int FROM sessions WHERE user_id = \(user)::uuid
+                    """).first!
                 return [try row.decode(0), try row.decode(1)]
             }
             #expect(sessions == [1, 1], "one session row, live: \(sessions)")

@@ -113,7 +113,7 @@ import Workers
                 // Once a post refers to one, there is room again.
                 let post = try await app.post(influencer: influencer, name: "with image", start: "2026-12-01T00:00:00Z", end: "2026-12-02T00:00:00Z")
                 let url = try #require(try used.jsonObject()["url"] as? String)
-                try await app.database.pool.withConnection { try $0.execute("UPDATE posts SET display_url = $1 WHERE id = $2", [url, post]) }
+                try await app.database.pool.withConnection { try $0.execute("UPDATE posts SET display_url = \(url) WHERE id = \(post)") }
                 #expect(try await upload(images[2], port: port, token: first).status == 201)
             }
         }

@@ -117,9 +117,8 @@ import Testing
                 let urls = try [kept, profile, dropped, fresh].map { try #require($0.json["url"] as? String) }
                 let post = try await app.post(influencer: influencer, name: "with image", start: "2026-12-01T00:00:00Z", end: "2026-12-02T00:00:00Z")
                 try await app.database.pool.withConnection { connection in
-                    try connection.execute("UPDATE posts SET display_url = $1 WHERE id = $2", [urls[0], post])
-                    try connection.execute("UPDATE uploads SET created_at = now() - interval '25 hours' WHERE name <> $1",
-                                           [String(urls[3].split(separator: "/").last!)])
+                    try connection.execute("UPDATE posts SET display_url = \(urls[0]) WHERE id = \(post)")
+                    try connection.execute("UPDATE uploads SET created_at = now() - interval '25 hours' WHERE name <> \(String(urls[3].split(separator: "/").last!))")
                 }
                 #expect(try await app.send("PATCH", "/v1/me", json: ["profile_url": urls[1]], token: token).status == 200)
                 let removed = try await app.dependencies.media.prune(before: Date().addingTimeInterval(-86_400))

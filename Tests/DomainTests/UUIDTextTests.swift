@@ -1,3 +1,4 @@
+import Codecs
 import Domain
 import Foundation
 import Testing

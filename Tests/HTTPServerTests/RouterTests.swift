@@ -3,12 +3,12 @@ import Testing
 
 @Suite struct RouterTests {
     private let router = Router(routes: [
-        Route("GET", "/v1/posts") { _ in .empty() },
-        Route("POST", "/v1/posts") { _ in .empty() },
-        Route("GET", "/v1/posts/{id}") { _ in .empty() },
-        Route("PUT", "/v1/posts/{id}/like") { _ in .empty() },
-        Route("DELETE", "/v1/posts/{id}/like") { _ in .empty() },
-        Route("GET", "/") { _ in .empty() },
+        Route("GET", "/v1/posts") { _, _ in .empty() },
+        Route("POST", "/v1/posts") { _, _ in .empty() },
+        Route("GET", "/v1/posts/{id}") { _, _ in .empty() },
+        Route("PUT", "/v1/posts/{id}/like") { _, _ in .empty() },
+        Route("DELETE", "/v1/posts/{id}/like") { _, _ in .empty() },
+        Route("GET", "/") { _, _ in .empty() },
     ])
 
     @Test func capturesPathParameters() throws {
@@ -69,10 +69,10 @@ import Testing
 
     @Test func literalSegmentsWinOverCapturesWhateverTheOrder() {
         let router = Router(routes: [
-            Route("GET", "/v1/posts/{id}") { _ in .empty() },
-            Route("PATCH", "/v1/posts/{id}") { _ in .empty() },
-            Route("PUT", "/v1/posts/{id}/like") { _ in .empty() },
-            Route("GET", "/v1/posts/top10") { _ in .empty() },
+            Route("GET", "/v1/posts/{id}") { _, _ in .empty() },
+            Route("PATCH", "/v1/posts/{id}") { _, _ in .empty() },
+            Route("PUT", "/v1/posts/{id}/like") { _, _ in .empty() },
+            Route("GET", "/v1/posts/top10") { _, _ in .empty() },
         ])
         guard case .found(let top, let none) = router.match(method: "GET", path: "/v1/posts/top10") else {
             Issue.record("top10 should match its literal route")
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func mountingPrefixesThePattern() {
-        let mounted = Route("GET", "/categories") { _ in .empty() }.mounted(at: "/v1")
+        let mounted = Route("GET", "/categories") { _, _ in .empty() }.mounted(at: "/v1")
         #expect(mounted.pattern.description == "/v1/categories")
     }
 }

@@ -12,16 +12,16 @@ import Testing
         let activeAnonymous = UUID(), oldPermanent = UUID(), newAnonymous = UUID()
         let post: Int = try await database.pool.transaction { connection in
             for user in stale {
-                try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES ($1, true, $2)", [user, old])
-                try connection.execute("INSERT INTO sessions (id, user_id, created_at, refreshed_at) VALUES ($1, $2, $3, $3)", [UUID(), user, old])
+                try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES (\(user), true, \(old))")
+                try connection.execute("INSERT INTO sessions (id, user_id, created_at, refreshed_at) VALUES (\(UUID()), \(user), \(old), \(old))")
             }
-            try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES ($1, true, $2)", [activeAnonymous, old])
-            try connection.execute("INSERT INTO sessions (id, user_id, created_at, refreshed_at) VALUES ($1, $2, $3, $4)", [UUID(), activeAnonymous, old, now])
-            try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES ($1, false, $2)", [oldPermanent, old])
-            try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES ($1, true, $2)", [newAnonymous, now])
+            try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES (\(activeAnonymous), true, \(old))")
+            try connection.execute("INSERT INTO sessions (id, user_id, created_at, refreshed_at) VALUES (\(UUID()), \(activeAnonymous), \(old), \(now))")
+            try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES (\(oldPermanent), false, \(old))")
+            try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES (\(newAnonymous), true, \(now))")
             let influencer: Int = try connection.query("INSERT INTO influencers (username) VALUES ('p') RETURNING id").first!.decode(0)
-            let post: Int = try connection.query("INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES ($1, 'x', 'pet', now(), now()) RETURNING id", [influencer]).first!.decode(0)
-            for user in stale + [activeAnonymous] { try connection.execute("INSERT INTO likes (user_id, post_id) VALUES ($1, $2)", [user, post]) }
+            let post: Int = try connection.query("INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES (\(influencer), 'x', 'pet', now(), now()) RETURNING id").first!.decode(0)
+            for user in stale + [activeAnonymous] { try connection.execute("INSERT INTO likes (user_id, post_id) VALUES (\(user), \(post))") }
             return post
         }
         let pruner = PostgresAnonymousUserPruner(pool: database.pool)
@@ -34,7 +34,7 @@ import Testing
         #expect(result.batches == 3)
         let (remaining, likes): ([UUID], Int) = try await database.pool.withConnection { connection in
             (try connection.query("SELECT id FROM users ORDER BY created_at").map { try $0.decode(0) },
-             try connection.query("SELECT likes_count FROM posts WHERE id = $1", [post]).first!.decode(0))
+             try connection.query("SELECT likes_count FROM posts WHERE id = \(post)").first!.decode(0))
         }
         #expect(Set(remaining) == [activeAnonymous, oldPermanent, newAnonymous])
         #expect(likes == 1)

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 @testable import Persistence
+@testable import PostgresDriver
 import TestSupport
 import Testing
 
@@ -30,12 +31,12 @@ import Testing
         let now = Date()
         let viewer = UserID(rawValue: UUID())
         let post: Int = try await pool.transaction { connection in
-            try connection.execute("INSERT INTO users (id, is_anonymous, role) VALUES ($1, false, 'user')", [viewer.rawValue])
+            try connection.execute("INSERT INTO users (id, is_anonymous, role) VALUES (\(viewer.rawValue), false, 'user')")
             let influencer: Int = try connection.query("INSERT INTO influencers (username) VALUES ('bench.probe') RETURNING id").first!.decode(0)
             return try connection.query("""
                 INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
-                VALUES ($1, 'probe', 'beauty', $2, $3, $2) RETURNING id
-                """, [influencer, now.addingTimeInterval(-3600), now.addingTimeInterval(86_400)]).first!.decode(0)
+                VALUES (\(influencer), 'probe', 'beauty', \(now.addingTimeInterval(-3600)), \(now.addingTimeInterval(86_400)), \(now.addingTimeInterval(-3600))) RETURNING id
+                """).first!.decode(0)
         }
         let feed = PostgresFeedRepository(pool: pool)
         let posts = PostgresPostRepository(pool: pool)

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Persistence
+import PostgresDriver
 import Synchronization
 import TestSupport
 import Testing
@@ -21,32 +22,30 @@ import Testing
             return try (0..<count).map { index in
                 try connection.query("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                    VALUES ($1, $2, $3, $4::timestamptz - interval '2 days', $4::timestamptz + $5 * interval '1 hour') RETURNING id
-                    """, [influencer, "post \(index)", index % 3 == 0 ? "food" : "pet", Self.day.start, index % 2 == 0 ? 5 : -5])
+                    VALUES (\(influencer), \("post \(index)"), \(index % 3 == 0 ? "food" : "pet"), \(Self.day.start)::timestamptz - interval '2 days', \(Self.day.start)::timestamptz + \(index % 2 == 0 ? 5 : -5) * interval '1 hour') RETURNING id
+                    """)
                     .first!.decode(0)
             }
         }
     }
 
     private func step(_ pool: PostgresPool, batch: Int) async throws -> Bool {
-        try await pool.statement { try $0.query("SELECT feed_day_build_step($1::date, $2, $3)", [Self.day.description, Self.day.start, batch]).first!.decode(0) }
+        try await pool.statement { try $0.query("SELECT feed_day_build_step(\(Self.day.description)::date, \(Self.day.start), \(batch))").first!.decode(0) }
     }
 
     /// Open posts of the day as (id, category), the day's ranks as the same, and the
     /// day's open counts per category.
     private func state(_ pool: PostgresPool) async throws -> (open: Set<String>, ranked: Set<String>, counts: [String: Int], complete: Bool) {
         try await pool.withConnection { connection in
-            let open = try connection.query("SELECT id || ':' || category_id FROM posts WHERE group_buying_end >= $1", [Self.day.start])
+            let open = try connection.query("SELECT id || ':' || category_id FROM posts WHERE group_buying_end >= \(Self.day.start)")
                 .map { try $0.decode(0, as: String.self) }
             let ranked = try connection.query("""
                 SELECT f.post_id || ':' || f.category_id FROM feed_ranks f
-                WHERE f.day = $1::date AND f.rank = feed_rank(f.post_id, f.day)
-                """, [Self.day.description]).map { try $0.decode(0, as: String.self) }
-            let counts = try connection.query("SELECT category_id, open_count FROM feed_open_counts WHERE day = $1::date AND open_count > 0",
-                                              [Self.day.description])
+                WHERE f.day = \(Self.day.description)::date AND f.rank = feed_rank(f.post_id, f.day)
+                """).map { try $0.decode(0, as: String.self) }
+            let counts = try connection.query("SELECT category_id, open_count FROM feed_open_counts WHERE day = \(Self.day.description)::date AND open_count > 0")
                 .reduce(into: [String: Int]()) { $0[try $1.decode(0, as: String.self)] = try $1.decode(1, as: Int.self) }
-            let complete: Bool = try connection.query("SELECT built_through IS NULL FROM feed_days WHERE day = $1::date",
-                                                      [Self.day.description]).first!.decode(0)
+            let complete: Bool = try connection.query("SELECT built_through IS NULL FROM feed_days WHERE day = \(Self.day.description)::date").first!.decode(0)
             return (Set(open), Set(ranked), counts, complete)
         }
     }
@@ -65,15 +64,13 @@ import Testing
             let influencer: Int = try connection.query("SELECT id FROM influencers").first!.decode(0)
             try connection.execute("""
                 INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                VALUES ($1, 'new open', 'pet', $2::timestamptz - interval '1 day', $2::timestamptz + interval '1 day'),
-                       ($1, 'new closed', 'pet', $2::timestamptz - interval '1 day', $2::timestamptz - interval '1 hour')
-                """, [influencer, Self.day.start])
-            try connection.execute("UPDATE posts SET category_id = 'beauty' WHERE id IN ($1, $2)", [ids[2], ids[24]])
-            try connection.execute("UPDATE posts SET group_buying_end = $3::timestamptz - interval '1 hour' WHERE id IN ($1, $2)",
-                                   [ids[4], ids[20], Self.day.start])
-            try connection.execute("UPDATE posts SET group_buying_end = $3::timestamptz + interval '1 hour' WHERE id IN ($1, $2)",
-                                   [ids[3], ids[27], Self.day.start])
-            try connection.execute("DELETE FROM posts WHERE id IN ($1, $2)", [ids[6], ids[22]])
+                VALUES (\(influencer), 'new open', 'pet', \(Self.day.start)::timestamptz - interval '1 day', \(Self.day.start)::timestamptz + interval '1 day'),
+                       (\(influencer), 'new closed', 'pet', \(Self.day.start)::timestamptz - interval '1 day', \(Self.day.start)::timestamptz - interval '1 hour')
+                """)
+            try connection.execute("UPDATE posts SET category_id = 'beauty' WHERE id IN (\(ids[2]), \(ids[24]))")
+            try connection.execute("UPDATE posts SET group_buying_end = \(Self.day.start)::timestamptz - interval '1 hour' WHERE id IN (\(ids[4]), \(ids[20]))")
+            try connection.execute("UPDATE posts SET group_buying_end = \(Self.day.start)::timestamptz + interval '1 hour' WHERE id IN (\(ids[3]), \(ids[27]))")
+            try connection.execute("DELETE FROM posts WHERE id IN (\(ids[6]), \(ids[22]))")
         }
 
         // Another instance finishes the build.
@@ -114,8 +111,8 @@ import Testing
                 _ = try connection.query("SELECT pg_stat_clear_snapshot()")
                 waiting = try connection.query("""
                     SELECT count(*) > 0 FROM pg_stat_activity
-                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()
-                    """, [marker]).first!.decode(0)
+                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%' || \(marker) || '%' AND pid <> pg_backend_pid()
+                    """).first!.decode(0)
             }
             try finish(connection)
             try connection.execute("COMMIT")
@@ -134,12 +131,12 @@ import Testing
 
         // The discard's last step holds the day when the post is written.
         let (waited, written) = try await race(database, held: { connection in
-            while try connection.query("SELECT feed_days_discard_step($1::date, 1000)", [discardUntil]).first!.decode(0, as: Bool.self) == false {}
+            while try connection.query("SELECT feed_days_discard_step(\(discardUntil)::date, 1000)").first!.decode(0, as: Bool.self) == false {}
         }, write: { connection in
             try connection.execute("""
                 INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                VALUES ($1, 'written meanwhile', 'pet', $2::timestamptz, $2::timestamptz + interval '3 days')
-                """, [influencer, dayStart])
+                VALUES (\(influencer), 'written meanwhile', 'pet', \(dayStart)::timestamptz, \(dayStart)::timestamptz + interval '3 days')
+                """)
         }, marker: "written meanwhile")
         #expect(waited, "the write never waited for the discard")
         #expect(written == 1)
@@ -157,9 +154,9 @@ import Testing
         let (waited, deleted) = try await race(database, held: { connection in
             _ = try connection.query("SELECT pg_advisory_xact_lock(feed_lock_key())")
         }, write: { connection in
-            try connection.execute("DELETE FROM posts WHERE id = $1 AND product_name = 'post 0'", [ids[0]])
+            try connection.execute("DELETE FROM posts WHERE id = \(ids[0]) AND product_name = 'post 0'")
         }, marker: "product_name = 'post 0'", finish: { connection in
-            while try connection.query("SELECT feed_day_build_step($1::date, $2, 1000)", [day, dayStart]).first!.decode(0, as: Bool.self) == false {}
+            while try connection.query("SELECT feed_day_build_step(\(day)::date, \(dayStart), 1000)").first!.decode(0, as: Bool.self) == false {}
         })
         #expect(waited, "the delete never waited for the step")
         #expect(deleted == 1)

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -76,7 +77,7 @@ import Testing
         let holder = Task {
             try await database.pool.withConnection { connection in
                 try connection.execute("BEGIN")
-                try connection.execute("SELECT 1 FROM posts WHERE id = $1 FOR NO KEY UPDATE", [post.rawValue])
+                try connection.execute("SELECT 1 FROM posts WHERE id = \(post.rawValue) FOR NO KEY UPDATE")
                 Thread.sleep(forTimeInterval: 1.5)  // a pool thread, not the cooperative pool
                 try connection.execute("COMMIT")
             }
@@ -94,12 +95,12 @@ import Testing
     private static func postAndUsers(_ pool: PostgresPool, users: Int) async throws -> (PostID, [UserID]) {
         let ids = (0..<users).map { _ in UUID() }
         let post = try await pool.transaction { connection in
-            for id in ids { try connection.query("INSERT INTO users (id, is_anonymous) VALUES ($1, false)", [id]) }
+            for id in ids { try connection.query("INSERT INTO users (id, is_anonymous) VALUES (\(id), false)") }
             let influencer = try connection.query("INSERT INTO influencers (username) VALUES ('viral') RETURNING id").first!.decode(0, as: Int.self)
             return try connection.query("""
                 INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                VALUES ($1, '핫딜', 'beauty', now(), now() + interval '3 days') RETURNING id
-                """, [influencer]).first!.decode(0, as: Int.self)
+                VALUES (\(influencer), '핫딜', 'beauty', now(), now() + interval '3 days') RETURNING id
+                """).first!.decode(0, as: Int.self)
         }
         return (PostID(rawValue: post), ids.map(UserID.init))
     }
@@ -108,10 +109,7 @@ import Testing
     /// its server died between the two, or had not reached its fold yet).
     private static func unfoldedBatch(_ post: PostID, _ users: [UserID], liked: Bool, _ pool: PostgresPool) async throws {
         try await pool.withConnection { connection in
-            try connection.execute("SELECT set_likes($1, $2::uuid[], $3::boolean[], false)", [
-                post.rawValue, "{" + users.map(\.rawValue.uuidString).joined(separator: ",") + "}",
-                "{" + users.map { _ in liked ? "t" : "f" }.joined(separator: ",") + "}",
-            ])
+            try connection.execute("SELECT set_likes(\(post.rawValue), \("{" + users.map(\.rawValue.uuidString).joined(separator: ",") + "}")::uuid[], \("{" + users.map { _ in liked ? "t" : "f" }.joined(separator: ",") + "}")::boolean[], false)")
         }
     }
 
@@ -119,10 +117,10 @@ import Testing
     private static func counts(_ post: PostID, _ pool: PostgresPool) async throws -> (count: Int, rows: Int, pending: Int) {
         try await pool.withConnection { connection in
             let row = try connection.query("""
-                SELECT likes_count, (SELECT count(*)::int FROM likes WHERE post_id = $1),
-                       (SELECT count(*)::int FROM post_like_deltas WHERE post_id = $1)
-                FROM posts WHERE id = $1
-                """, [post.rawValue]).first!
+                SELECT likes_count, (SELECT count(*)::int FROM likes WHERE post_id = \(post.rawValue)),
+                       (SELECT count(*)::int FROM post_like_deltas WHERE post_id = \(post.rawValue))
+                FROM posts WHERE id = \(post.rawValue)
+                """).first!
             return (try row.decode(0), try row.decode(1), try row.decode(2))
         }
     }

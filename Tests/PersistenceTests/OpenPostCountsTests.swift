@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -14,10 +15,10 @@ import Testing
     /// Instants from before the day's start to past its end, 7 min 13 s apart (never on a
     /// quarter twice alike), and every quarter boundary of the day exactly and a
     /// microsecond either side.
-    private static let instants = """
-        SELECT at FROM generate_series($1::timestamptz - interval '20 minutes', $1::timestamptz + interval '25 hours',
+    private static let instants: SQL = """
+        SELECT at FROM generate_series(\(day.start)::timestamptz - interval '20 minutes', \(day.start)::timestamptz + interval '25 hours',
                                        interval '7 minutes 13 seconds') at
-        UNION SELECT $1::timestamptz + k * interval '15 minutes' + d * interval '1 microsecond'
+        UNION SELECT \(day.start)::timestamptz + k * interval '15 minutes' + d * interval '1 microsecond'
               FROM generate_series(-1, 97) k, generate_series(-1, 1) d
         """
 
@@ -27,14 +28,14 @@ import Testing
             WITH instants AS (\(Self.instants))
             SELECT i.at::text, n.category_id, n.open_count, o.open_count
             FROM instants i
-            CROSS JOIN LATERAL open_post_counts($2::date, $3, i.at) n
+            CROSS JOIN LATERAL open_post_counts(\(Self.day.description)::date, \(dayStart), i.at) n
             JOIN LATERAL (
                 SELECT c.id AS category_id,
                        (COALESCE(f.open_count, 0) - (SELECT count(*) FROM posts p WHERE p.category_id = c.id
-                                                     AND p.group_buying_end >= $3 AND p.group_buying_end < i.at))::int AS open_count
-                FROM categories c LEFT JOIN feed_open_counts f ON f.day = $2::date AND f.category_id = c.id) o
+                                                     AND p.group_buying_end >= \(dayStart) AND p.group_buying_end < i.at))::int AS open_count
+                FROM categories c LEFT JOIN feed_open_counts f ON f.day = \(Self.day.description)::date AND f.category_id = c.id) o
               ON o.category_id = n.category_id
-            """, [Self.day.start, Self.day.description, dayStart])
+            """)
         var wrong: [String] = [], values = Set<Int>()
         for row in rows {
             let (new, old): (Int, Int) = (try row.decode(2), try row.decode(3))
@@ -64,14 +65,14 @@ import Testing
             // every category; 97 more ending exactly on the day's quarters, and one on its start.
             try connection.execute("""
                 INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                SELECT $1::bigint, 'post ' || g, (SELECT array_agg(id ORDER BY id) FROM categories)[1 + g % (SELECT count(*) FROM categories)::int],
-                       $2::timestamptz - interval '3 days', $2::timestamptz - interval '2 hours' + g * interval '3 minutes 37 seconds'
+                SELECT \(influencer)::bigint, 'post ' || g, (SELECT array_agg(id ORDER BY id) FROM categories)[1 + g % (SELECT count(*) FROM categories)::int],
+                       \(Self.day.start)::timestamptz - interval '3 days', \(Self.day.start)::timestamptz - interval '2 hours' + g * interval '3 minutes 37 seconds'
                 FROM generate_series(0, 399) g
                 UNION ALL
-                SELECT $1::bigint, 'quarter ' || k, CASE WHEN k % 2 = 0 THEN 'food' ELSE 'pet' END,
-                       $2::timestamptz - interval '3 days', $2::timestamptz + k * interval '15 minutes'
+                SELECT \(influencer)::bigint, 'quarter ' || k, CASE WHEN k % 2 = 0 THEN 'food' ELSE 'pet' END,
+                       \(Self.day.start)::timestamptz - interval '3 days', \(Self.day.start)::timestamptz + k * interval '15 minutes'
                 FROM generate_series(0, 96) k
-                """, [influencer, Self.day.start])
+                """)
         }
         try await PostgresFeedRepository(pool: database.pool, buildBatch: 100).prepare(day: Self.day)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 import Synchronization
 import TestSupport
 import Testing
@@ -16,7 +17,7 @@ import Workers
         let outcomes = await withTaskGroup(of: (Int, Result<Int, any Error>).self) { group in
             for (index, divisor) in divisors.enumerated() {
                 group.addTask {
-                    do { return (index, .success(try await pool.read("SELECT 1000 / $1::int", [divisor]) { try $0.first!.decode(0) })) } catch { return (index, .failure(error)) }
+                    do { return (index, .success(try await pool.read("SELECT 1000 / \(divisor)::int") { try $0.first!.decode(0) })) } catch { return (index, .failure(error)) }
                 }
             }
             var outcomes = [Result<Int, any Error>?](repeating: nil, count: divisors.count)
@@ -68,7 +69,7 @@ import Workers
         let database = try await TestDatabase.migrated()
         let pool = PostgresPool(.init(url: database.url, size: 1))
         let backend = try await pool.read("SELECT pg_backend_pid()") { try $0.first!.decode(0, as: Int.self) }
-        let terminated = try await database.pool.withConnection { try $0.query("SELECT pg_terminate_backend($1)", [backend]).first!.decode(0, as: Bool.self) }
+        let terminated = try await database.pool.withConnection { try $0.query("SELECT pg_terminate_backend(\(backend))").first!.decode(0, as: Bool.self) }
         #expect(terminated)
         let divisors = Array(1...10)
         let outcomes = try await Self.readsQueuedBehindAHeldConnection(pool, divisors: divisors)
@@ -86,9 +87,10 @@ import Workers
         let left = Mutex(false)
         async let holder: Void = pool.withConnection { _ in Thread.sleep(forTimeInterval: 0.3) }
         try await Task.sleep(for: .milliseconds(50))
-        async let gone: Result<Int, any Error> = ClientPresence.$current.withValue(ClientPresence { left.withLock { $0 } }) {
-            do { return .success(try await pool.read("SELECT 1") { try $0.first!.decode(0) }) } catch { return .failure(error) }
-        }
+        async let gone: Result<Int, any Error> = {
+            do { return .success(try await pool.read("SELECT 1", presence: ClientPresence { left.withLock { $0 } }) { try $0.first!.decode(0) }) }
+            catch { return .failure(error) }
+        }()
         async let stays: Int = pool.read("SELECT 2") { try $0.first!.decode(0) }
         try await Task.sleep(for: .milliseconds(50))
         left.withLock { $0 = true }

@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 import Synchronization
 import TestSupport
 import Testing
@@ -16,9 +17,10 @@ import Workers
         let left = Mutex(false)
         async let holder: Void = pool.withConnection { _ in Thread.sleep(forTimeInterval: 0.3) }
         try await Task.sleep(for: .milliseconds(50))
-        async let queued: Result<Int, any Error> = ClientPresence.$current.withValue(ClientPresence { left.withLock { $0 } }) {
-            do { return .success(try await pool.withConnection { _ in ran.withLock { $0 += 1; return $0 } }) } catch { return .failure(error) }
-        }
+        async let queued: Result<Int, any Error> = {
+            do { return .success(try await pool.withConnection(presence: ClientPresence { left.withLock { $0 } }) { _ in ran.withLock { $0 += 1; return $0 } }) }
+            catch { return .failure(error) }
+        }()
         try await Task.sleep(for: .milliseconds(50))
         left.withLock { $0 = true }
         _ = try await holder
@@ -30,9 +32,7 @@ import Workers
         // A job that did not wait runs without asking (the peek is a syscall under the
         // engine's lock: asking on every step cost the cheap reads 15–30 % of their CPU).
         let asked = Mutex(0)
-        let value = try await ClientPresence.$current.withValue(ClientPresence { asked.withLock { $0 += 1 }; return false }) {
-            try await pool.withConnection { _ in 7 }
-        }
+        let value = try await pool.withConnection(presence: ClientPresence { asked.withLock { $0 += 1 }; return false }) { _ in 7 }
         #expect(value == 7)
         #expect(asked.withLock { $0 } == 0)
         await pool.close()
@@ -81,7 +81,7 @@ import Workers
 
         await #expect(throws: Abort.self) {
             try await database.pool.transaction { connection in
-                try connection.query("INSERT INTO influencers (username) VALUES ($1)", ["rolled_back"])
+                try connection.query("INSERT INTO influencers (username) VALUES (\("rolled_back"))")
                 throw Abort()
             }
         }
@@ -96,12 +96,12 @@ import Workers
     @Test func sqlStatesMapToTypedErrorsWithTheirConstraint() async throws {
         let database = try await TestDatabase.migrated()
         try await database.pool.withConnection { connection in
-            _ = try connection.query("INSERT INTO influencers (username) VALUES ($1)", ["dup"])
+            _ = try connection.query("INSERT INTO influencers (username) VALUES (\("dup"))")
         }
 
         let duplicate = await #expect(throws: PostgresError.self) {
             try await database.pool.withConnection { connection in
-                _ = try connection.query("INSERT INTO influencers (username) VALUES ($1)", ["dup"])
+                _ = try connection.query("INSERT INTO influencers (username) VALUES (\("dup"))")
             }
         }
         #expect(duplicate?.code == .uniqueViolation)
@@ -110,15 +110,14 @@ import Workers
         let orphan = await #expect(throws: PostgresError.self) {
             try await database.pool.withConnection { connection in
                 _ = try connection.query(
-                    "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES ($1, 'x', 'food', now(), now())",
-                    [424242])
+                    "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES (\(424242), 'x', 'food', now(), now())")
             }
         }
         #expect(orphan?.code == .foreignKeyViolation)
 
         let negative = await #expect(throws: PostgresError.self) {
             try await database.pool.withConnection { connection in
-                _ = try connection.query("INSERT INTO influencers (username, followers_count) VALUES ('neg', $1)", [-1])
+                _ = try connection.query("INSERT INTO influencers (username, followers_count) VALUES ('neg', \(-1))")
             }
         }
         #expect(negative?.code == .checkViolation)
@@ -132,8 +131,7 @@ import Workers
 
         let row = try await database.pool.withConnection { connection in
             let row = try connection.query(
-                "SELECT $1::uuid, $2::timestamptz, $3::int, $4::bool, NULL::text, 'korean 한글'::text",
-                [id, instant, 42, true]).first!
+                "SELECT \(id)::uuid, \(instant)::timestamptz, \(42)::int, \(true)::bool, NULL::text, 'korean 한글'::text").first!
             return (try row.decode(0, as: UUID.self), try row.decode(1, as: Date.self), try row.decode(2, as: Int.self),
                     try row.decode(3, as: Bool.self), try row.decode(4, as: String?.self), try row.decode(5, as: String.self))
         }
@@ -166,7 +164,7 @@ import Workers
         #expect(edges.6 == "")
         for text in ["", "-", "12a", "99999999999999999999", "1.5"] {
             let refused = await #expect(throws: PostgresError.self, "\(text)") {
-                try await database.pool.withConnection { try $0.query("SELECT $1::text", [text]).first!.decode(0, as: Int.self) }
+                try await database.pool.withConnection { try $0.query("SELECT \(text)::text").first!.decode(0, as: Int.self) }
             }
             #expect(refused?.code == .decoding)
         }
@@ -176,7 +174,7 @@ import Workers
     @Test func statementsArePreparedOncePerConnection() async throws {
         let database = try await TestDatabase.migrated()
         let prepared = try await database.pool.withConnection { connection in
-            for value in 0..<5 { try connection.query("SELECT $1::int + 1", [value]) }
+            for value in 0..<5 { try connection.query("SELECT \(value)::int + 1") }
             return try connection.query("SELECT count(*) FROM pg_prepared_statements WHERE statement = 'SELECT $1::int + 1'").first!.decode(0, as: Int.self)
         }
         #expect(prepared == 1)
@@ -299,9 +297,9 @@ final class AttemptCounter: Sendable {
             for index in 0..<200 {
                 group.addTask(executorPreference: pool) {
                     // Suspends between two queries, as a handler awaiting something else would.
-                    let first = try await pool.withConnection { try $0.query("SELECT $1::int * 2", [index]).first!.decode(0, as: Int.self) }
+                    let first = try await pool.withConnection { try $0.query("SELECT \(index)::int * 2").first!.decode(0, as: Int.self) }
                     await Task.yield()
-                    let second = try await pool.transaction { try $0.query("SELECT $1::int + 1", [first]).first!.decode(0, as: Int.self) }
+                    let second = try await pool.transaction { try $0.query("SELECT \(first)::int + 1").first!.decode(0, as: Int.self) }
                     return (index, second)
                 }
             }

@@ -1,6 +1,7 @@
 import Fakes
 import Foundation
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -22,17 +23,17 @@ import Testing
         let users = [UUID(), UUID()]
         let (count, dedup) = try await database.pool.transaction { connection in
             for user in users {
-                try connection.query("INSERT INTO users (id, is_anonymous) VALUES ($1, false)", [user])
+                try connection.query("INSERT INTO users (id, is_anonymous) VALUES (\(user), false)")
             }
             let influencer = try connection.query("INSERT INTO influencers (username) VALUES ('seller') RETURNING id").first!.decode(0, as: Int.self)
-            let insertPost = "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES ($1, '크림', 'beauty', '2026-11-01', '2026-11-30') ON CONFLICT ON CONSTRAINT posts_dedup_key DO NOTHING RETURNING id"
-            let post = try connection.query(insertPost, [influencer]).first!.decode(0, as: Int.self)
-            let duplicate = try connection.query(insertPost, [influencer]).count
+            let insertPost: SQL = "INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES (\(influencer), '크림', 'beauty', '2026-11-01', '2026-11-30') ON CONFLICT ON CONSTRAINT posts_dedup_key DO NOTHING RETURNING id"
+            let post = try connection.query(insertPost).first!.decode(0, as: Int.self)
+            let duplicate = try connection.query(insertPost).count
             for user in users {
-                try connection.query("INSERT INTO likes (user_id, post_id) VALUES ($1, $2)", [user, post])
+                try connection.query("INSERT INTO likes (user_id, post_id) VALUES (\(user), \(post))")
             }
-            try connection.query("DELETE FROM users WHERE id = $1", [users[0]])
-            return (try connection.query("SELECT likes_count FROM posts WHERE id = $1", [post]).first!.decode(0, as: Int.self), duplicate)
+            try connection.query("DELETE FROM users WHERE id = \(users[0])")
+            return (try connection.query("SELECT likes_count FROM posts WHERE id = \(post)").first!.decode(0, as: Int.self), duplicate)
         }
         #expect(count == 1)
         #expect(dedup == 0)
@@ -44,7 +45,7 @@ import Testing
         let error = await #expect(throws: PostgresError.self) {
             try await database.pool.transaction { connection in
                 let influencer = try connection.query("INSERT INTO influencers (username) VALUES ('w') RETURNING id").first!.decode(0, as: Int.self)
-                try connection.query("INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES ($1, 'x', 'food', '2026-12-02', '2026-12-01')", [influencer])
+                try connection.query("INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end) VALUES (\(influencer), 'x', 'food', '2026-12-02', '2026-12-01')")
             }
         }
         #expect(error?.code == .checkViolation)

@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// instance at a time.
 @Suite struct SessionHousekeepingTests {
     private func count(_ pool: PostgresPool, _ table: String) async throws -> Int {
-        try await pool.withConnection { try $0.query("SELECT count(*)::int FROM \(table)").first!.decode(0) }
+        try await pool.withConnection { try $0.query("SELECT count(*)::int FROM \(unescaped: table)").first!.decode(0) }
     }
 
     private func seed(_ pool: PostgresPool) async throws {
@@ -54,7 +55,7 @@ import Testing
         let other = PostgresPool(.init(url: database.url, size: 1))
         try await other.withConnection { connection in
             try connection.execute("BEGIN")
-            _ = try connection.query("SELECT pg_advisory_xact_lock(\(0x6D30_392D_6175_7468))")
+            _ = try connection.query("SELECT pg_advisory_xact_lock(\(raw: 0x6D30_392D_6175_7468))")
         }
         let now = Date()
         let skipped = try await PostgresSessionHousekeeping(pool: database.pool)

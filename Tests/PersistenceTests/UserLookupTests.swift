@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 @testable import Persistence
+@testable import PostgresDriver
 import TestSupport
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
         _ = try await users.createPermanent(id: id, identity: NewIdentity(provider: .email, subject: "ha@example.com", email: "ha@example.com",
                                                                            passwordHash: "x"), nickname: "하나", now: linked)
         try await pool.withConnection { connection in
-            try connection.execute(sql: """
+            try connection.execute("""
                 INSERT INTO identities (id, user_id, provider, subject, email, name, picture, created_at, last_sign_in_at, updated_at)
                 VALUES (\(UUID()), \(id.rawValue), 'google', 'google-sub-1', 'ha@gmail.com', 'Hana Kim', 'https://lh3.example/photo.jpg',
                         \(linked.addingTimeInterval(60)), \(linked.addingTimeInterval(60)), \(linked.addingTimeInterval(60)))

@@ -1,8 +1,9 @@
 import Domain
 import Foundation
 import Persistence
-import TestSupport
+import PostgresDriver
 import Synchronization
+import TestSupport
 import Testing
 import Workers
 
@@ -12,11 +13,11 @@ import Workers
 /// post whose writer is still in flight.
 @Suite struct WindowBoundsTighteningTests {
     private func bounds(_ database: TestDatabase) async throws -> String {
-        try await database.pool.withConnection { try $0.query(sql: "SELECT row(b.*)::text FROM post_window_bounds b").single().decode(0) }
+        try await database.pool.withConnection { try $0.query("SELECT row(b.*)::text FROM post_window_bounds b").single().decode(0) }
     }
 
     private static func insert(_ connection: PostgresConnection, influencer: Int, name: String, start: String, posted: String) throws -> Int {
-        try connection.query(sql: """
+        try connection.query("""
             INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at, source)
             VALUES (\(influencer), \(name), 'food', \(start)::timestamptz, \(start)::timestamptz + interval '2 days', \(posted)::timestamptz, 'import')
             RETURNING id
@@ -27,7 +28,7 @@ import Workers
         let database = try await TestDatabase.migrated()
         let feed = PostgresFeedRepository(pool: database.pool)
         let (influencer, normal): (Int, Int) = try await database.pool.withConnection { connection in
-            let influencer: Int = try connection.query(sql: "INSERT INTO influencers (username) VALUES ('bounds.kim') RETURNING id").single().decode(0)
+            let influencer: Int = try connection.query("INSERT INTO influencers (username) VALUES ('bounds.kim') RETURNING id").single().decode(0)
             return (influencer, try Self.insert(connection, influencer: influencer, name: "보통", start: "2026-12-01T00:00:00Z", posted: "2026-11-30T00:00:00Z"))
         }
         let normalBounds = try await bounds(database)
@@ -39,11 +40,11 @@ import Workers
         let future = try await database.pool.withConnection { try Self.insert($0, influencer: influencer, name: "9999", start: "2026-12-01T00:00:00Z", posted: "9999-01-01T00:00:00Z") }
         #expect(try await bounds(database) != normalBounds)
 
-        try await database.pool.withConnection { _ = try $0.execute(sql: "DELETE FROM posts WHERE id = \(ancient)") }
-        try await database.pool.withConnection { _ = try $0.execute(sql: "UPDATE posts SET posted_at = '2026-11-29T00:00:00Z' WHERE id = \(future)") }
+        try await database.pool.withConnection { _ = try $0.execute("DELETE FROM posts WHERE id = \(ancient)") }
+        try await database.pool.withConnection { _ = try $0.execute("UPDATE posts SET posted_at = '2026-11-29T00:00:00Z' WHERE id = \(future)") }
         #expect(try await feed.tightenWindowBounds() == true)
         #expect(try await bounds(database) == "(t,\"2 days\",\"1 day\",\"2 days\")", "the corrected post's lead, the deleted one's gone")
-        try await database.pool.withConnection { _ = try $0.execute(sql: "DELETE FROM posts WHERE id = \(future)") }
+        try await database.pool.withConnection { _ = try $0.execute("DELETE FROM posts WHERE id = \(future)") }
         #expect(try await feed.tightenWindowBounds() == true)
         #expect(try await bounds(database) == normalBounds)
         _ = normal
@@ -54,11 +55,11 @@ import Workers
         let database = try await TestDatabase.migrated()
         let feed = PostgresFeedRepository(pool: database.pool)
         let (influencer, wide): (Int, Int) = try await database.pool.withConnection { connection in
-            let influencer: Int = try connection.query(sql: "INSERT INTO influencers (username) VALUES ('bounds.lee') RETURNING id").single().decode(0)
+            let influencer: Int = try connection.query("INSERT INTO influencers (username) VALUES ('bounds.lee') RETURNING id").single().decode(0)
             _ = try Self.insert(connection, influencer: influencer, name: "보통", start: "2026-12-01T00:00:00Z", posted: "2026-11-30T00:00:00Z")
             return (influencer, try Self.insert(connection, influencer: influencer, name: "300일", start: "2026-12-01T00:00:00Z", posted: "2026-02-04T00:00:00Z"))
         }
-        try await database.pool.withConnection { _ = try $0.execute(sql: "DELETE FROM posts WHERE id = \(wide)") }
+        try await database.pool.withConnection { _ = try $0.execute("DELETE FROM posts WHERE id = \(wide)") }
         // A writer in flight whose post lies inside the old bounds (so it widened nothing)
         // but outside the narrowed ones: narrowing now would lose it from filtered lists.
         let writer = Mutex(try PostgresConnection(url: database.url))

@@ -2,6 +2,7 @@ import Cryptography
 import Domain
 import Foundation
 import Persistence
+import PostgresDriver
 import ProcessSupport
 import TestSupport
 import Testing
@@ -20,7 +21,7 @@ import Testing
         return path
     }
 
-    private func count(_ database: TestDatabase, _ sql: String) async throws -> Int {
+    private func count(_ database: TestDatabase, _ sql: SQL) async throws -> Int {
         try await database.pool.withConnection { try $0.query(sql).first!.decode(0, as: Int.self) }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 import ProcessSupport
 import Synchronization
 import TestSupport
@@ -132,7 +133,7 @@ import Workers
         let deleted = try await BlockingWork.run { () throws -> Int in
             let connection = try PostgresConnection(url: live.url())
             defer { connection.close() }
-            return try connection.execute(sql: "DELETE FROM posts WHERE id IN (SELECT id FROM posts ORDER BY id LIMIT 1000)")
+            return try connection.execute("DELETE FROM posts WHERE id IN (SELECT id FROM posts ORDER BY id LIMIT 1000)")
         }
         try await run(for: 2)
         // RPO: what a restore can reach trails the last write by the archive timeout (3 s).
@@ -190,9 +191,9 @@ import Workers
         let present = try await BlockingWork.run { () throws -> (users: Set<String>, posts: Set<String>, uploads: Set<String>) in
             let connection = try PostgresConnection(url: database.url())
             defer { connection.close() }
-            return (Set(try connection.query(sql: "SELECT id::text FROM users").map { try $0.decode(0, as: String.self) }),
-                    Set(try connection.query(sql: "SELECT id::text FROM posts").map { try $0.decode(0, as: String.self) }),
-                    Set(try connection.query(sql: "SELECT name FROM uploads").map { try $0.decode(0, as: String.self) }))
+            return (Set(try connection.query("SELECT id::text FROM users").map { try $0.decode(0, as: String.self) }),
+                    Set(try connection.query("SELECT id::text FROM posts").map { try $0.decode(0, as: String.self) }),
+                    Set(try connection.query("SELECT name FROM uploads").map { try $0.decode(0, as: String.self) }))
         }
         for write in after {
             switch write.kind {

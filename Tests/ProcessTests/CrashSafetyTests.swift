@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import ProcessSupport
 import Synchronization
 import TestSupport
@@ -49,13 +50,13 @@ import Testing
         let users = 16, posts = 8
         let userIDs = (0..<users).map { _ in UUID() }
         let postIDs: [Int] = try await pool.withConnection { connection in
-            for id in userIDs { try connection.execute("INSERT INTO users (id, is_anonymous) VALUES ($1, false)", [id]) }
+            for id in userIDs { try connection.execute("INSERT INTO users (id, is_anonymous) VALUES (\(id), false)") }
             let influencer: Int = try connection.query("INSERT INTO influencers (username) VALUES ('crash.test') RETURNING id").first!.decode(0)
             return try (0..<posts).map { index in
                 try connection.query("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end)
-                    VALUES ($1, $2, 'food', now() - interval '1 day', now() + interval '1 day') RETURNING id
-                    """, [influencer, "crash \(index)"]).first!.decode(0)
+                    VALUES (\(influencer), \("crash \(index)"), 'food', now() - interval '1 day', now() + interval '1 day') RETURNING id
+                    """).first!.decode(0)
             }
         }
 

@@ -94,7 +94,7 @@ import Testing
             "private.one": #"{"username":"private.one","followers_count":90000,"external_url":"https://shop.example","is_private":true}"#,
             "no.link": #"{"username":"no.link","followers_count":90000,"external_url":"javascript:alert(1)","is_private":false}"#,
         ]
-        let route = Route("GET", "/profile") { request in
+        let route = Route("GET", "/profile") { request, _ in
             calls.add()
             #expect(request.headers["Authorization"] == "Bearer lookup-token")
             let name = request.query["username"] ?? ""
@@ -161,7 +161,7 @@ import Testing
         let environment = ["DATABASE_URL": database.url]
         let requests = PostgresInfluencerRequestRepository(pool: database.pool)
         let user = UUID()
-        try await database.pool.withConnection { try $0.execute("INSERT INTO users (id, is_anonymous, role) VALUES ($1, true, 'user')", [user]) }
+        try await database.pool.withConnection { try $0.execute("INSERT INTO users (id, is_anonymous, role) VALUES (\(user), true, 'user')") }
         for name in ["to.approve", "to.reject", "failed.first"] {
             _ = try await requests.submit(username: name, by: UserID(rawValue: user), openLimit: 10, retryAfter: 86_400)
         }

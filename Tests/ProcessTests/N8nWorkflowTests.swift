@@ -150,7 +150,7 @@ import Workers
         #expect(Double(times[12] - (retry["at"] as? Int ?? 0)) >= 5_000 * Self.timeScale * 0.9, "the retry waits: \(times[12]) after \(retry)")
         // The account's id and link title came with the profile.
         let kept = try await database.pool.withConnection { connection in
-            try connection.query(sql: "SELECT instagram_id || ' ' || external_url_title FROM influencers WHERE username = 'glow.jiyoung'")
+            try connection.query("SELECT instagram_id || ' ' || external_url_title FROM influencers WHERE username = 'glow.jiyoung'")
                 .single().decode(0, as: String.self)
         }
         #expect(kept == "48123456789 공구 링크 모음")
@@ -174,7 +174,7 @@ import Workers
         // An influencer that no longer qualifies (3,200 followers): the sync skips it, as the
         // original did, and changes nothing of it.
         try await database.pool.withConnection { connection in
-            _ = try connection.execute(sql: """
+            _ = try connection.execute("""
                 INSERT INTO influencers (username, followers_count, external_url) VALUES ('tiny.shop', 15000, 'https://link.example/tiny')
                 """)
         }
@@ -191,7 +191,7 @@ import Workers
         #expect(((calls[3]["body"] as? [String: Any])?["known"] as? [String])?.count == 12)
         let tiny = try #require(((calls[4]["body"] as? [String: Any])?["results"] as? [[String: Any]])?.first)
         #expect(tiny["outcome"] as? String == "skipped" && tiny["reason"] as? String == "insufficient_followers", "\(calls[4])")
-        #expect(try await database.pool.withConnection { try $0.query(sql: "SELECT followers_count FROM influencers WHERE username = 'tiny.shop'").single().decode(0, as: Int.self) }
+        #expect(try await database.pool.withConnection { try $0.query("SELECT followers_count FROM influencers WHERE username = 'tiny.shop'").single().decode(0, as: Int.self) }
                 == 15000)
         #expect(second.count { $0["service"] as? String == "api.anthropic.com" } == 0)
         #expect(try await posts(database) == before)

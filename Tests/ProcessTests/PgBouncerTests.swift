@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 import ProcessSupport
 import TestSupport
 import Testing
@@ -38,7 +39,7 @@ import Testing
             // Four clients, one server connection, each statement unnamed: no collisions.
             let unnamed = (0..<4).map { _ in PostgresPool(.init(url: bouncer.url, size: 1, statementMode: .unnamed)) }
             for (index, pool) in unnamed.enumerated() {
-                let sum: Int = try await pool.withConnection { try $0.query("SELECT $1::int + 1", [index]).first!.decode(0) }
+                let sum: Int = try await pool.withConnection { try $0.query("SELECT \(index)::int + 1").first!.decode(0) }
                 #expect(sum == index + 1)
             }
             for pool in unnamed { await pool.close() }

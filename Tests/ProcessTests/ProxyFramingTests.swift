@@ -18,9 +18,9 @@ import Testing
         configuration.port = 0
         let logs = LogCapture()
         let routes = [
-            Route("GET", "/hello") { _ in .json(["hello": "world"]) },
-            Route("POST", "/echo") { request in .json(["bytes": request.body.count]) },
-            Route("GET", "/ready") { _ in .json(["status": "ready"]) },
+            Route("GET", "/hello") { _, _ in .json(["hello": "world"]) },
+            Route("POST", "/echo") { request, _ in .json(["bytes": request.body.count]) },
+            Route("GET", "/ready") { _, _ in .json(["status": "ready"]) },
         ]
         let server = MicroHTTPServer(configuration: configuration, responder: RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger),
                                      logger: logs.logger)

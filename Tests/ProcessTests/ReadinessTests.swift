@@ -2,6 +2,7 @@
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import ProcessSupport
 import TestSupport
 import Testing

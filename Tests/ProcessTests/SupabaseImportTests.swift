@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 import ProcessSupport
 @testable import Server
 import TestSupport
@@ -83,13 +84,13 @@ import Testing
             #expect(counts.first { $0.table == "posts" }?.read == 6)
             // The original pipeline's key (Instagram's account id) and what it kept with it.
             let kept: String = try await app.database.pool.withConnection { connection in
-                try connection.query(sql: """
+                try connection.query("""
                     SELECT string_agg(username || ' ' || COALESCE(instagram_id, '-') || ' ' || COALESCE(external_url_title, '-') || ' '
                                       || COALESCE(last_synced_at::date::text, '-'), ', ' ORDER BY username) FROM influencers
                     """).single().decode(0)
             }
             #expect(kept == "kim.deals - - -, lee.living 1234567890 살림 링크 2026-05-01")
-            #expect(try await app.database.pool.withConnection { try $0.query(sql: "SELECT string_agg(source, ',' ORDER BY product_name) FROM posts").single().decode(0, as: String.self) }
+            #expect(try await app.database.pool.withConnection { try $0.query("SELECT string_agg(source, ',' ORDER BY product_name) FROM posts").single().decode(0, as: String.self) }
                     == "app,import", "비타민 세럼 came from a member, 수납함 from the pipeline")
 
             // Mina signs in with Google as before: the same id, her like and her follow.
@@ -110,7 +111,7 @@ import Testing
             #expect(follows.map { $0["username"] as? String } == ["kim.deals"])
 
             let alias: Int = try await app.database.pool.withConnection { connection in
-                try connection.query("SELECT post_id FROM supabase_post_ids WHERE text_id = $1", [Self.postA]).first!.decode(0)
+                try connection.query("SELECT post_id FROM supabase_post_ids WHERE text_id = \(Self.postA)").first!.decode(0)
             }
             #expect(post["id"] as? Int == alias)
             let detail = try await app.send("GET", "/v1/posts/\(alias)", token: session.accessToken)
@@ -134,7 +135,7 @@ import Testing
             // A local account, made here, whose id the export happens to (or is crafted to) use.
             let local = try #require(UUID(uuidString: Self.mina))
             try await app.database.pool.withConnection { connection in
-                try connection.execute("INSERT INTO users (id, is_anonymous, nickname) VALUES ($1, false, '로컬')", [local])
+                try connection.execute("INSERT INTO users (id, is_anonymous, nickname) VALUES (\(local), false, '로컬')")
             }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("supabase-export-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -153,7 +154,7 @@ import Testing
             let session = try TestSession(signIn)
             #expect(session.userID != Self.mina)
             let linked: Int = try await app.database.pool.withConnection { connection in
-                try connection.query("SELECT count(*)::int FROM identities WHERE user_id = $1", [local]).first!.decode(0)
+                try connection.query("SELECT count(*)::int FROM identities WHERE user_id = \(local)").first!.decode(0)
             }
             #expect(linked == 0)
         }

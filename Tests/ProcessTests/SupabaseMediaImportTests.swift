@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import ProcessSupport
 import TestSupport
 import Testing
@@ -26,7 +27,7 @@ import Testing
         try data.write(to: url)
     }
 
-    private func column(_ app: TestApp, _ sql: String) async throws -> [String] {
+    private func column(_ app: TestApp, _ sql: SQL) async throws -> [String] {
         try await app.database.pool.withConnection { try $0.query(sql).map { try $0.decode(0, as: String.self) } }
     }
 
@@ -49,13 +50,13 @@ import Testing
             for (number, object) in [(1, "posts/1/display.jpg"), (2, "posts/2/display.png"), (3, "posts/3/display.webp"), (4, "posts/4/display.jpg"),
                                      (5, "posts/5/display.jpg"), (6, "posts/6/my%20photo.png")] {
                 let id = try await app.post(influencer: influencer, name: "상품 \(number)", start: "2026-12-01T00:00:00Z", end: "2026-12-08T00:00:00Z")
-                try await app.database.pool.withConnection { try $0.execute("UPDATE posts SET display_url = $1 WHERE id = $2", ["\(Self.bucket)/\(object)", id]) }
+                try await app.database.pool.withConnection { try $0.execute("UPDATE posts SET display_url = \("\(Self.bucket)/\(object)") WHERE id = \(id)") }
                 posts[number] = id
             }
             let (user, token) = try await app.user()
             try await app.database.pool.withConnection { connection in
-                try connection.execute("UPDATE users SET profile_url = $1 WHERE id = $2", ["\(Self.bucket)/users/u1/profile.jpg", user])
-                try connection.execute("UPDATE influencers SET profile_pic_url = $1 WHERE id = $2", ["\(Self.bucket)/influencers/9/profile.png", influencer])
+                try connection.execute("UPDATE users SET profile_url = \("\(Self.bucket)/users/u1/profile.jpg") WHERE id = \(user)")
+                try connection.execute("UPDATE influencers SET profile_pic_url = \("\(Self.bucket)/influencers/9/profile.png") WHERE id = \(influencer)")
             }
             let settings = app.dependencies.mediaSettings
             let environment = ["DATABASE_URL": app.database.url, "MEDIA_DIR": settings.directory, "MEDIA_BASE_URL": settings.publicBaseURL]
@@ -63,7 +64,7 @@ import Testing
                 try await Market09Process.run(["import", "supabase-media", export, "--storage-url", Self.bucket + "/"] + extra,
                                               environment: environment, directory: work)
             }
-            let snapshot = "SELECT md5(string_agg(display_url, '|' ORDER BY id)) FROM posts"
+            let snapshot: SQL = "SELECT md5(string_agg(display_url, '|' ORDER BY id)) FROM posts"
 
             let dry = try await importMedia(["--dry-run"])
             #expect(dry.output.contains("would adopt media/posts/2/display.png (1 KB, 1 rows)") && dry.output.contains("would adopt 6 ("), "\(dry.output)")
@@ -145,7 +146,7 @@ import Testing
             for number in [2, 7, 8, 9] {
                 let id = try await app.post(influencer: influencer, name: "상품 \(number)", start: "2026-12-01T00:00:00Z", end: "2026-12-08T00:00:00Z")
                 try await app.database.pool.withConnection {
-                    try $0.execute("UPDATE posts SET display_url = $1 WHERE id = $2", ["\(Self.bucket)/posts/\(number)/display.png", id])
+                    try $0.execute("UPDATE posts SET display_url = \("\(Self.bucket)/posts/\(number)/display.png") WHERE id = \(id)")
                 }
                 posts[number] = id
             }

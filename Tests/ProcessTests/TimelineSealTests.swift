@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PostgresDriver
 import TestSupport
 import Testing
 
@@ -28,14 +29,14 @@ import Testing
         try connection.execute(script: "CREATE TABLE written (n int)")
         var unarchived: [String] = []
         for round in 0..<3 {
-            try connection.execute(script: "INSERT INTO written SELECT generate_series(1, 1000) + \(round * 1000)")
-            unarchived.append(try connection.query(sql: "SELECT pg_walfile_name(pg_current_wal_lsn())").single().decode(0))
+            try connection.execute(script: "INSERT INTO written SELECT generate_series(1, 1000) + \(raw: round * 1000)")
+            unarchived.append(try connection.query("SELECT pg_walfile_name(pg_current_wal_lsn())").single().decode(0))
             try connection.execute(script: "SELECT pg_switch_wal()")
         }
-        let end: String = try connection.query(sql: "SELECT pg_current_wal_lsn()::text").single().decode(0)
+        let end: String = try connection.query("SELECT pg_current_wal_lsn()::text").single().decode(0)
         let promoted = try PostgresConnection(url: standby.url(database: "postgres"))
         for _ in 0..<200 {
-            let replayed: Bool = try promoted.query(sql: "SELECT pg_last_wal_replay_lsn() >= \(end)::pg_lsn").single().decode(0)
+            let replayed: Bool = try promoted.query("SELECT pg_last_wal_replay_lsn() >= \(end)::pg_lsn").single().decode(0)
             if replayed { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -56,7 +57,7 @@ import Testing
         #expect(again.pushed.isEmpty && again.present == first.pushed.count + first.present, "\(again)")
         // The archive returns what was pushed.
         try backups.tool.run("archive-get", operands: [unarchived[0], copy])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)).count == (try promoted.query(sql: """
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)).count == (try promoted.query("""
             SELECT setting::int8 FROM pg_settings WHERE name = 'wal_segment_size'
             """).single().decode(0, as: Int.self)))
         promoted.close()

@@ -30,7 +30,7 @@ struct ServiceKeyAuthenticator: Sendable {
     }
 
     private static func refusal(_ message: String) -> APIError {
-        APIError(status: 401, code: "invalid_api_key", message: message)
+        APIError(status: 401, code: ErrorCodes.invalidAPIKey, message: message)
     }
 
     /// The presented text: the bearer token, else the `apikey` header; trimmed.

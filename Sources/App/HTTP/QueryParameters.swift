@@ -53,8 +53,8 @@ extension HTTPRequest {
 /// A validated page of an offset-paged list, and the one rule of how deep offset paging
 /// goes: a page may start anywhere before item ``reach`` and is cut there, and what a
 /// list promises (its `total`, `has_next`) stops there too, so a client paging with
-/// `page`/`limit` until it holds `total` items always gets them. (Before, a search
-/// reported a total above 1,000 while page 34 of 30 answered 400.)
+/// `page`/`limit` until it holds `total` items always gets them: a total the pages cannot
+/// reach would send it to a page that answers 400.
 struct PageWindow {
     /// The page, from 1.
     let page: Int

@@ -1,6 +1,8 @@
+import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import Synchronization
 
 /// Read-your-writes over read replicas. A request that wrote (any method but GET, HEAD and
@@ -13,7 +15,7 @@ import Synchronization
 ///
 /// The cookie is not a secret and grants nothing: a forged one can only send its own
 /// reads to the primary until it expires (seconds).
-public final class ReadYourWrites: Middleware {
+public final class ReadYourWrites: AppMiddleware {
     static let cookie = "m09_read_after"
     private let replicas: ReadReplicas
     /// How long a write is remembered: by then every replica still used has it.
@@ -30,8 +32,10 @@ public final class ReadYourWrites: Middleware {
 
     /// Runs the handler with reads after the position `request` must see; a 2xx answer to
     /// a request that may have written records where the primary is now.
-    public func respond(to request: HTTPRequest, next: Route.Handler) async throws -> HTTPResponse {
-        var response = try await ReadConsistency.$after.withValue(position(for: request)) { try await next(request) }
+    func respond(to request: HTTPRequest, context: AppContext, next: AppHandler) async throws -> HTTPResponse {
+        var context = context
+        context.scope.readsAfter = position(for: request)?.value
+        var response = try await next(request, context)
         if Self.mayWrite(request) { await recordWrite(request, &response) }
         return response
     }

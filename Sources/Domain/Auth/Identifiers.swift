@@ -1,3 +1,4 @@
+import Codecs
 import Foundation
 
 /// A user's identifier; anonymous users keep theirs when they become permanent.

@@ -38,3 +38,7 @@ public struct Profiles: Sendable {
         try await users.delete(id: principal.userID)
     }
 }
+
+extension Profiles: RequestScoped {
+    public func scoped(_ scope: RequestScope) -> Profiles { Profiles(users: users.scoped(scope), now: now) }
+}

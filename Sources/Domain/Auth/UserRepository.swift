@@ -35,7 +35,7 @@ public struct StoredIdentity: Sendable, Equatable {
 }
 
 /// Accounts and identities.
-public protocol UserRepository: Sendable {
+public protocol UserRepository: RequestScoped {
     /// Inserts an anonymous user.
     func createAnonymous(id: UserID, now: Date) async throws -> User
     /// Inserts a permanent user with its first identity; ``AuthError/emailTaken`` or

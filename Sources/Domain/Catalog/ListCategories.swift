@@ -18,3 +18,7 @@ public struct ListCategories: Sendable {
         return all
     }
 }
+
+extension ListCategories: RequestScoped {
+    public func scoped(_ scope: RequestScope) -> ListCategories { ListCategories(categories: categories.scoped(scope)) }
+}

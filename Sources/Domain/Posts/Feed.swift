@@ -1,3 +1,4 @@
+import Codecs
 import Foundation
 
 /// A calendar day in Korea (UTC+9, no daylight saving), the unit of the feed's shuffle.
@@ -163,7 +164,7 @@ public struct CategoryCount: Sendable, Equatable {
 }
 
 /// The feed's storage: pages, the per-day order and counters.
-public protocol FeedRepository: Sendable {
+public protocol FeedRepository: RequestScoped {
     /// Makes `day`'s shuffled order ready (idempotent).
     func prepare(day: KoreaDay) async throws
     /// Forgets orders of days before `day`.
@@ -202,6 +203,10 @@ public struct BrowseFeed: Sendable {
         try await feed.prepare(day: day)
         return try await feed.categoryCounts(day: day, now: now)
     }
+}
+
+extension BrowseFeed: RequestScoped {
+    public func scoped(_ scope: RequestScope) -> BrowseFeed { BrowseFeed(feed: feed.scoped(scope), now: now) }
 }
 
 extension FeedQuery {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Follows of influencers, one per user and influencer; the influencer's
 /// `app_followers_count` moves with the rows.
-public protocol FollowRepository: Sendable {
+public protocol FollowRepository: RequestScoped {
     /// Follows the influencer (idempotent); returns how many users follow it.
     /// ``DomainError/notFound(_:)`` (`influencer`) when it does not exist,
     /// ``DomainError/limitReached(_:message:)`` (`follow`) when `user` already follows `limit`.
@@ -83,4 +83,8 @@ public struct ScheduleDay: Sendable, Equatable {
         }
         return days
     }
+}
+
+extension Follows: RequestScoped {
+    public func scoped(_ scope: RequestScope) -> Follows { Follows(follows: follows.scoped(scope)) }
 }

@@ -30,7 +30,7 @@ public struct InfluencerProfile: Sendable, Equatable {
 }
 
 /// Influencer lookups.
-public protocol InfluencerRepository: Sendable {
+public protocol InfluencerRepository: RequestScoped {
     /// Influencers whose username or full name contains `search` (all when `nil`), by
     /// follower count, with the total; `isFollowed` for `viewer`.
     func search(_ search: String?, viewer: UserID?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile>
@@ -66,4 +66,8 @@ public struct Influencers: Sendable {
         query.influencer = id
         return try await feed.page(query, viewer: viewer)
     }
+}
+
+extension Influencers: RequestScoped {
+    public func scoped(_ scope: RequestScope) -> Influencers { Influencers(influencers: influencers.scoped(scope), feed: feed.scoped(scope)) }
 }

@@ -128,7 +128,7 @@ extension Post {
     /// Whether `other` is this post at another like count or as another viewer sees it:
     /// every field but `likesCount` and `isLiked` equal. In place: `seen(…) ==` copies a
     /// post (a retain and a release of each of its strings, on objects every thread shares),
-    /// which was 2.4 % of a Top 10 request's server CPU (perf, 2026-12-04).
+    /// which was 2.4 % of a Top 10 request's server CPU (perf).
     public func isSameListing(as other: Post) -> Bool {
         id == other.id && productName == other.productName && price == other.price && category == other.category
             && displayURL == other.displayURL && groupBuyingURL == other.groupBuyingURL

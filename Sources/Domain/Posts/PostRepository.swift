@@ -1,7 +1,7 @@
 import Foundation
 
 /// Posts as viewers see them, and their writes.
-public protocol PostRepository: Sendable {
+public protocol PostRepository: RequestScoped {
     /// The post, with `isLiked` for `viewer`; `nil` when it does not exist.
     func post(id: PostID, viewer: UserID?) async throws -> Post?
     /// Inserts a post; ``DomainError/notFound(_:)`` (`influencer`), `category` invalid,

@@ -76,3 +76,8 @@ public struct Posts: Sendable {
         try await posts.top10(category: category, now: now(), viewer: viewer.userID)
     }
 }
+
+extension Posts: RequestScoped {
+    /// Reads for the request; likes are writes, and go wherever they go.
+    public func scoped(_ scope: RequestScope) -> Posts { Posts(posts: posts.scoped(scope), likes: likes, now: now) }
+}

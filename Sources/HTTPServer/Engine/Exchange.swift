@@ -50,16 +50,15 @@ final class Exchange: @unchecked Sendable {
     var maxBodyBytes = 0
     var receivedBytes = 0
     var status = 0
-    var route: String?
     var errorCode: String?
-    /// For the access log: the client (the peer until the application says who is behind
-    /// a trusted proxy), the user when known, the first 256 bytes of `User-Agent`, and
-    /// the response body's size.
-    var client: String?
-    /// The socket peer's address, described once per request (the request and the log's
-    /// first guess at ``client`` both use it).
+    /// The route its head matched, carried to the handler (matched once).
+    var match: RouteMatch?
+    /// What routing and the handler's chain learn for the access log (route, client, user).
+    let log = RequestLog()
+    /// The socket peer's address, described once per request (the request's, and the log's
+    /// client when routing found none behind a trusted proxy).
     var peer: String?
-    var user: String?
+    /// For the access log: the first 256 bytes of `User-Agent`, and the response body's size.
     var userAgent: String?
     var bytes = 0
     private let outcome = Mutex(Outcome.pending)
@@ -138,19 +137,19 @@ extension Exchange {
         let elapsed = (ContinuousClock.now - startedAt).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         if let metrics {
-            metrics.recordRequest(route: route ?? "unmatched", method: method, status: status, seconds: seconds)
+            metrics.recordRequest(route: log.route ?? "unmatched", method: method, status: status, seconds: seconds)
             if let errorCode { metrics.increment(.errors, errorCode) }
         }
         // 5xx are the server's failures: at error, so an alert can watch the level alone.
         logger.log(status >= 500 ? .error : .info, "request", [
             "method": .string(HTTPMethod.label(method)),
             "path": .string(path),
-            "route": .string(route ?? "unmatched"),
+            "route": .string(log.route ?? "unmatched"),
             "status": .int(status),
             "bytes": .int(bytes),
             "duration_ms": .double((seconds * 1_000_000).rounded() / 1000),
-            "client": client.map(Logger.Value.string) ?? .absent,
-            "user": user.map(Logger.Value.string) ?? .absent,
+            "client": (log.client ?? peer).map(Logger.Value.string) ?? .absent,
+            "user": log.user.map(Logger.Value.string) ?? .absent,
             "user_agent": userAgent.map(Logger.Value.string) ?? .absent,
             "request_id": .string(requestID),
             "completed": completed ? "ok" : "aborted",

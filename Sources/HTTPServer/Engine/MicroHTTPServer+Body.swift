@@ -36,10 +36,10 @@ extension MicroHTTPServer {
     func bodyRefusal(_ exchange: Exchange) -> HTTPResponse? {
         if exchange.receivedBytes > exchange.maxBodyBytes { return Self.bodyTooLarge(exchange.maxBodyBytes) }
         if let spool = exchange.spool, spool.failed {
-            return .error(status: 507, code: "insufficient_storage", message: "The server could not store the request body.")
+            return .error(status: 507, code: TransportErrorCodes.insufficientStorage, message: "The server could not store the request body.")
         }
         if exchange.spool == nil, exchange.spooled {
-            return .error(status: 507, code: "insufficient_storage", message: "The server could not store the request body.")
+            return .error(status: 507, code: TransportErrorCodes.insufficientStorage, message: "The server could not store the request body.")
         }
         return nil
     }
@@ -49,7 +49,7 @@ extension MicroHTTPServer {
     static func discardLimit(_ limit: Int) -> Int { limit + max(limit, 64 << 10) }
 
     static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
-        .error(status: 413, code: "body_too_large", message: "The request body exceeds \(limit) bytes.")
+        .error(status: 413, code: TransportErrorCodes.bodyTooLarge, message: "The request body exceeds \(limit) bytes.")
     }
 
     /// libmicrohttpd's response: the body copied from memory, or read from the file as it
@@ -68,12 +68,12 @@ extension MicroHTTPServer {
         // so the pointer's mutability is only its C signature's. `withUnsafeMutableBytes`
         // on a copy of the body copied it first (Data is copy-on-write and the response
         // still held it): a second malloc and memmove of every body, 1.2 % of a Top 10
-        // request's server CPU (perf, 2026-12-04; 6 KB).
+        // request's server CPU (perf; 6 KB).
         return response.body.withUnsafeBytes { buffer in
             MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }
     }
 
     /// A file removed between the handler's look and the send.
-    static let fileGone = HTTPResponse.error(status: 404, code: "not_found", message: "The file is gone.")
+    static let fileGone = HTTPResponse.error(status: 404, code: TransportErrorCodes.notFound, message: "The file is gone.")
 }

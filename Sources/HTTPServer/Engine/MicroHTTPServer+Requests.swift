@@ -12,12 +12,12 @@ extension MicroHTTPServer {
         let head = RequestHead(connection)
         if let refusal = head.framingRefusal { return refusal }
         if head.fieldBytes > configuration.maxHeaderBytes {
-            return .error(status: 431, code: "headers_too_large", message: "Request header fields exceed \(configuration.maxHeaderBytes) bytes.")
+            return .error(status: 431, code: TransportErrorCodes.headersTooLarge, message: "Request header fields exceed \(configuration.maxHeaderBytes) bytes.")
         }
         var urlBytes = exchange.path.utf8.count
         ConnectionValues.forEach(connection, .GET_ARGUMENT_KIND) { name, value in urlBytes += name.utf8.count + value.utf8.count + 2 }
         if urlBytes > configuration.maxURLBytes {
-            return .error(status: 414, code: "uri_too_long", message: "The request target exceeds \(configuration.maxURLBytes) bytes.")
+            return .error(status: 414, code: TransportErrorCodes.uriTooLong, message: "The request target exceeds \(configuration.maxURLBytes) bytes.")
         }
         if let length = ConnectionValues.header(connection, "Content-Length").flatMap(Int.init), length > Self.discardLimit(exchange.maxBodyBytes) {
             return Self.bodyTooLarge(exchange.maxBodyBytes)
@@ -83,7 +83,7 @@ extension MicroHTTPServer {
             // The responder's admissions map their own errors; a throw here is a refusal all the same.
             let refusal: HTTPResponse?
             do { refusal = try await admission(head) } catch {
-                refusal = .error(status: 500, code: "internal_error", message: "An internal error occurred.")
+                refusal = .error(status: 500, code: TransportErrorCodes.internalError, message: "An internal error occurred.")
             }
             if let refusal {
                 self.finish(exchange, refusal)
@@ -106,10 +106,7 @@ extension MicroHTTPServer {
         deadlines.requestReceived(exchange.connection)
         exchange.phase = .answered
         exchange.status = response.status
-        exchange.route = response.route
         exchange.errorCode = response.errorCode
-        exchange.client = response.client ?? exchange.client
-        exchange.user = response.user
         exchange.bytes = response.file?.length ?? response.body.count
         guard let mhdResponse = Self.engineResponse(response) else {
             return response.file == nil ? .NO : queue(Self.fileGone, for: exchange)

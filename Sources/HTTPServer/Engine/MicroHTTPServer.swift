@@ -134,14 +134,14 @@ public final class MicroHTTPServer: Sendable {
     /// RFC 9110's answer to a method the server does not know (not 405: no route could
     /// ever allow it).
     static let methodNotImplemented: HTTPResponse = {
-        var response = HTTPResponse.error(status: 501, code: "method_not_implemented",
+        var response = HTTPResponse.error(status: 501, code: TransportErrorCodes.methodNotImplemented,
                                           message: "The method is not one this server knows (\(HTTPMethod.served.sorted().joined(separator: ", ")) are served).")
         response.headers.set("Connection", "close")
         return response
     }()
 
     static let shuttingDown: HTTPResponse = {
-        var response = HTTPResponse.error(status: 503, code: "shutting_down", message: "The server is shutting down; retry on another instance.")
+        var response = HTTPResponse.error(status: 503, code: TransportErrorCodes.shuttingDown, message: "The server is shutting down; retry on another instance.")
         response.headers.set("Connection", "close")
         return response
     }()
@@ -162,9 +162,14 @@ public final class MicroHTTPServer: Sendable {
             let exchange = Exchange(connection: connection, method: String(cString: method), path: String(cString: url), requestID: requestID)
             exchange.userAgent = ConnectionValues.header(connection, "User-Agent").map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
             exchange.peer = market09_client_address(connection).flatMap(ListeningSocket.describe)
-            exchange.client = exchange.peer
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            let reception = HTTPMethod.served.contains(exchange.method) ? responder.reception(method: exchange.method, path: exchange.path) : nil
+            // Matched once, here: the match decides how the body is received, and routes it.
+            if HTTPMethod.served.contains(exchange.method) {
+                let match = responder.match(method: exchange.method, path: exchange.path)
+                exchange.match = match
+                exchange.log.route = match.template
+            }
+            let reception = exchange.match.flatMap(responder.reception(for:))
             exchange.maxBodyBytes = reception?.maxBodyBytes ?? configuration.maxBodyBytes
             exchange.spooled = reception?.spooled ?? false
             if let rejection = earlyRejection(connection: connection, exchange: exchange) {
@@ -198,8 +203,9 @@ public final class MicroHTTPServer: Sendable {
         case .receiving:
             if uploadSize.pointee > 0 { return receive(exchange, uploadData, uploadSize) }
             if let refusal = bodyRefusal(exchange) { return queue(refusal, for: exchange) }
-            // Routed once, here: what needs no I/O is answered from this thread.
-            switch responder.route(makeRequest(connection: connection, exchange: exchange)) {
+            // What needs no I/O is answered from this thread.
+            let match = exchange.match ?? responder.match(method: exchange.method, path: exchange.path)
+            switch responder.route(makeRequest(connection: connection, exchange: exchange), match, log: exchange.log) {
             case .answered(let response):
                 return queue(response, for: exchange)
             case .handler(let work):

@@ -41,7 +41,7 @@ struct RequestHead {
         } else {
             return nil
         }
-        var response = HTTPResponse.error(status: 400, code: "ambiguous_framing",
+        var response = HTTPResponse.error(status: 400, code: TransportErrorCodes.ambiguousFraming,
                                           message: "The request's body framing is ambiguous: \(problem). Send one Content-Length or Transfer-Encoding: chunked.")
         response.headers.set("Connection", "close")
         return response

@@ -7,8 +7,7 @@ import Synchronization
 /// Not the server's state mutex: resumes ran under it, and `MHD_resume_connection` (a lock
 /// of the engine's and a write to its wake-up descriptor) held it long enough that the
 /// pool threads answering and the engine threads reading requests queued on it — 12.6 %
-/// of the server's CPU spinning in `Mutex._lockSlow` at `/v1/me` under wrk -c64 (perf,
-/// 2026-12-04). A counter of bodies in progress and a flag are enough: a body counts
+/// of the server's CPU spinning in `Mutex._lockSlow` at `/v1/me` under wrk -c64 (perf). A counter of bodies in progress and a flag are enough: a body counts
 /// itself before it reads the flag, `close` sets the flag before it reads the count
 /// (both sequentially consistent), so either the body sees the gate closed or `close`
 /// waits for it.

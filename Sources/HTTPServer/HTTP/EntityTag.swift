@@ -42,7 +42,7 @@ public enum EntityTag {
     /// 10 KB, about a feed page (FNV-1a, a byte at a step over `Data`: 68 µs), against the
     /// ~270 µs of server CPU a feed page costs. Four lanes of 32-byte blocks, so four mixes
     /// run at once instead of each waiting on the last: one lane was 2.5 % of a Top 10
-    /// request's server CPU (perf, 2026-12-04; a 6 KB body).
+    /// request's server CPU (perf; a 6 KB body).
     public static func hash(_ bytes: Data) -> UInt64 {
         let seed: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
         var lanes: (UInt64, UInt64, UInt64, UInt64) = (seed, seed &+ 1, seed &+ 2, seed &+ 3)

@@ -1,6 +1,11 @@
 /// HTTP header fields in arrival order, looked up case-insensitively.
-public struct HTTPHeaders: Sendable, Sequence {
+public struct HTTPHeaders: Sendable, Sequence, Equatable {
     private var fields: [(name: String, value: String)] = []
+
+    /// The same fields in the same order (names as written).
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
 
     /// Creates headers from `(name, value)` pairs.
     public init(_ fields: [(String, String)] = []) {

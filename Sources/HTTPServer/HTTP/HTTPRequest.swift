@@ -61,7 +61,7 @@ public enum RequestID {
     /// process-wide counter and a key drawn once from the system. Unique within a process
     /// (the counter), unpredictable and not a count of our traffic to a client (a keyed
     /// PRF of it), and without a `getrandom(2)` per request: two of those and two `String`s
-    /// were 5.8 % of `/health`'s server CPU in `perf` (2026-12-03).
+    /// were 5.8 % of `/health`'s server CPU in `perf`.
     public static func generate() -> String {
         let serial = counter.add(1, ordering: .relaxed).oldValue
         return String(unsafeUninitializedCapacity: 32) { buffer in

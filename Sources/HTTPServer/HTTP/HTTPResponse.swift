@@ -11,15 +11,9 @@ public struct HTTPResponse: Sendable {
     /// A body sent from a file instead of ``body`` (media): the transport reads it from
     /// the file as it sends, without a copy in memory.
     public var file: ResponseFile?
-    /// The matched route's template (`/v1/posts/{id}`), for metrics; `nil` when no route
-    /// matched. Never sent.
-    public var route: String?
-    /// The error body's code, for metrics; `nil` for answers that are not errors. Never sent.
+    /// The error body's code (what the body says, for metrics and the log without parsing
+    /// it again); `nil` for answers that are not errors.
     public var errorCode: String?
-    /// The client the request came from (after trusted proxies), for the access log. Never sent.
-    public var client: String?
-    /// The authenticated user's id, when the handler knew it, for the access log. Never sent.
-    public var user: String?
 
     /// The content type of every body this server sends.
     public static let jsonContentType = "application/json; charset=utf-8"
@@ -39,6 +33,11 @@ public struct HTTPResponse: Sendable {
     /// A response with no body (204, or 200 to a preflight).
     public static func empty(status: Int = 204) -> HTTPResponse {
         HTTPResponse(status: status)
+    }
+
+    /// 404 `not_found`: nothing is at `path`.
+    public static func notFound(_ path: String) -> HTTPResponse {
+        .error(status: 404, code: TransportErrorCodes.notFound, message: "No resource at \(path).")
     }
 
     /// The error body `{"error": code, "message": text, "field"?: name}` with `status`.

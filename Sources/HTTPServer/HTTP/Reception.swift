@@ -2,9 +2,9 @@
 /// the body is read: its own size limit, whether the body goes to a file (uploads), and a
 /// check of the head that may refuse the request outright.
 ///
-/// An upload's token, the permanent-user rule and the account's quota are checked here:
-/// before, a client with no token sent 6 MiB and a 6 MiB file was written to
-/// `media/incoming/` before the handler ever looked at the token.
+/// An upload's token, the permanent-user rule and the account's quota are checked here,
+/// so a client with no token cannot have 6 MiB written to `media/incoming/` before the
+/// handler looks at the token.
 public struct Reception: Sendable {
     /// Checks a request's head (its body not read yet); a response refuses the request,
     /// `nil` lets the body in. Thrown errors are answered through the route's error mapping.

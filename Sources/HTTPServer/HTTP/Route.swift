@@ -1,8 +1,8 @@
 /// A method, a path pattern and the handler that answers it. Features publish arrays of
 /// routes; the application mounts them.
 public struct Route: Sendable {
-    /// Answers one matched request.
-    public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+    /// Answers one matched request, with what the transport knows of it.
+    public typealias Handler = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 
     /// Upper-case method, e.g. `GET`.
     public let method: String
@@ -29,7 +29,7 @@ public struct Route: Sendable {
     public init(immediate method: String, _ pattern: String, _ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.method = method
         self.pattern = RoutePattern(pattern)
-        self.handler = { answer($0) }
+        self.handler = { request, _ in answer(request) }
         self.immediate = answer
         self.reception = nil
     }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Held lines are the access log's trade, nginx's `access_log … buffer= flush=`: under
 /// load one `write(2)` carries hundreds of lines instead of one (the per-line `write(2)`
-/// was 7.5 % of `/health`'s server CPU in `perf`, 2026-12-03); what a crash can lose is
+/// was 7.5 % of `/health`'s server CPU in `perf`); what a crash can lose is
 /// the lines of the last ``holdFor``. Lines are written in the order they were handed
 /// over whichever way they go, and everything held is written before the process exits
 /// (`atexit`) and before any line written at once (a warning after a request is never

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// Backups of the embedded cluster with pgBackRest: WAL archived continuously into a
 /// repository on this machine (`<data dir>/backups` unless `BACKUP_DIR`), full and
@@ -215,11 +216,11 @@ public struct EmbeddedBackups: Sendable {
         defer { connection.close() }
         var restart = false
         for (name, value) in values {
-            let current: String = try connection.query(sql: "SELECT setting FROM pg_settings WHERE name = \(name)").single().decode(0)
-            let pending = try connection.query(sql: "SELECT pending_restart FROM pg_settings WHERE name = \(name)").single().decode(0, as: Bool.self)
+            let current: String = try connection.query("SELECT setting FROM pg_settings WHERE name = \(name)").single().decode(0)
+            let pending = try connection.query("SELECT pending_restart FROM pg_settings WHERE name = \(name)").single().decode(0, as: Bool.self)
             let wanted = name == "archive_timeout" ? String(value.dropLast()) : value
             guard current != wanted || pending else { continue }
-            try connection.execute(script: "ALTER SYSTEM SET \(name) = '\(value.replacingOccurrences(of: "'", with: "''"))'")
+            try connection.execute(script: "ALTER SYSTEM SET \(unescaped: name) = '\(unescaped: value.replacingOccurrences(of: "'", with: "''"))'")
             if name == "archive_mode" { restart = true }
         }
         try connection.execute(script: "SELECT pg_reload_conf()")

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// A restore of the embedded cluster into a new data directory: the database as it was at
 /// a moment (pgBackRest's backup before it, then the archived WAL up to it), the media its
@@ -116,7 +117,7 @@ public struct EmbeddedRestore: Sendable {
             }
             if let connection = try? PostgresConnection(url: cluster.url(database: "postgres"), connectTimeoutSeconds: 2) {
                 defer { connection.close() }
-                if let inRecovery = try? connection.query(sql: "SELECT pg_is_in_recovery()").single().decode(0, as: Bool.self), !inRecovery { return }
+                if let inRecovery = try? connection.query("SELECT pg_is_in_recovery()").single().decode(0, as: Bool.self), !inRecovery { return }
             }
             Thread.sleep(forTimeInterval: 0.1)  // a thread of the caller's own (BlockingWork), never the pool
         }
@@ -132,7 +133,7 @@ public struct EmbeddedRestore: Sendable {
     private func forgetRecoveryTarget(_ cluster: EmbeddedPostgres) throws {
         let connection = try PostgresConnection(url: cluster.url(database: "postgres"))
         defer { connection.close() }
-        for setting in Self.recoverySettings { try connection.execute(script: "ALTER SYSTEM RESET \(setting)") }
+        for setting in Self.recoverySettings { try connection.execute(script: "ALTER SYSTEM RESET \(unescaped: setting)") }
         try connection.execute(script: "SELECT pg_reload_conf()")
     }
 

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Workers
 
 /// pgBackRest (Debian's `pgbackrest`), the tool every backup and restore goes through: a
 /// configuration file and a stanza name, run as the account that owns the cluster's files.

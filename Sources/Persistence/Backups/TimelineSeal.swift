@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 
 /// After a failover, the archive's old timeline made whole from the new primary.
 ///
@@ -40,7 +41,7 @@ public struct TimelineSeal: Sendable {
 
     /// The timeline the primary behind `connection` writes now (nil on a standby).
     public static func currentTimeline(_ connection: PostgresConnection) throws -> Int? {
-        let name: String? = try connection.query(sql: """
+        let name: String? = try connection.query("""
             SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_walfile_name(pg_current_wal_lsn()) END
             """).single().decode(0)
         return name.flatMap(timeline(ofSegment:))
@@ -49,12 +50,12 @@ public struct TimelineSeal: Sendable {
     /// Pushes every complete segment of a timeline before `timeline` that `connection`'s
     /// primary holds in pg_wal.
     public func seal(_ connection: PostgresConnection, before timeline: Int) throws -> Outcome {
-        let names: [String] = try connection.query(sql: "SELECT name FROM pg_ls_waldir() ORDER BY name").map { try $0.decode(0) }
+        let names: [String] = try connection.query("SELECT name FROM pg_ls_waldir() ORDER BY name").map { try $0.decode(0) }
         var outcome = Outcome()
         for name in names {
             guard let segmentTimeline = Self.timeline(ofSegment: name), segmentTimeline < timeline else { continue }
             // base64 in the text protocol: 4/3 of the segment's bytes rather than hex's 2.
-            let text: String? = try connection.query(sql: """
+            let text: String? = try connection.query("""
                 SELECT encode(pg_read_binary_file('pg_wal/' || \(name), 0, (SELECT setting::int8 FROM pg_settings WHERE name = 'wal_segment_size'), true), 'base64')
                 """).single().decode(0)
             guard let text, let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else { continue }  // recycled meanwhile

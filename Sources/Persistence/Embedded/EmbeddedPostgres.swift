@@ -1,5 +1,7 @@
 import Cryptography
 import Foundation
+import PostgresDriver
+import Workers
 
 /// A private PostgreSQL cluster in a directory of ours, run with the installed server
 /// binaries: the default database of `market09 serve` when no `DATABASE_URL` is given, and
@@ -106,9 +108,9 @@ public struct EmbeddedPostgres: Sendable {
     public func createDatabase(_ name: String = EmbeddedPostgres.databaseName) throws {
         let connection = try PostgresConnection(url: url(database: "postgres"))
         defer { connection.close() }
-        let exists = try connection.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]).count > 0
+        let exists = try connection.query("SELECT 1 FROM pg_database WHERE datname = \(name)").count > 0
         if !exists {
-            try connection.execute(script: "CREATE DATABASE \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\"")
+            try connection.execute(script: "CREATE DATABASE \"\(unescaped: name.replacingOccurrences(of: "\"", with: "\"\""))\"")
         }
     }
 
@@ -244,7 +246,7 @@ public struct EmbeddedPostgres: Sendable {
         guard (try? String(contentsOf: hba, encoding: .utf8)) != wanted else { return }
         let connection = try PostgresConnection(url: url(database: "postgres"))
         defer { connection.close() }
-        try connection.execute(script: "ALTER ROLE \(Self.superuser) PASSWORD '\(password)'")
+        try connection.execute(script: "ALTER ROLE \(unescaped: Self.superuser) PASSWORD '\(unescaped: password)'")
         let file = try FileHandle(forWritingTo: hba)
         try file.truncate(atOffset: 0)
         try file.write(contentsOf: Data(wanted.utf8))

@@ -1,6 +1,7 @@
 import Cryptography
 import Domain
 import Foundation
+import PostgresDriver
 import Workers
 
 /// ``MediaLibrary`` over a directory and the `uploads` table (migration 0020). Files are
@@ -48,14 +49,14 @@ public struct FileMediaLibrary: MediaLibrary {
         let media = StoredMedia(name: digest + "." + kind.fileExtension, kind: kind, bytes: bytes, size: ImageSize(kind, head: head))
         let target = directory + "/" + media.name
         try await pool.transaction { connection in
-            try connection.query("SELECT pg_advisory_xact_lock_shared($1)", [Self.lockKey])
+            try connection.query("SELECT pg_advisory_xact_lock_shared(\(Self.lockKey))")
             // Same content, same name: the file there already is this one.
             guard rename(path, target) == 0 else { throw MediaStorageError(message: "cannot move an upload into \(target)") }
             // A repeated upload starts its 24 hours again.
             try connection.execute("""
-                INSERT INTO uploads (name, content_type, bytes, width, height, uploaded_by) VALUES ($1, $2, $3, $4, $5, $6)
+                INSERT INTO uploads (name, content_type, bytes, width, height, uploaded_by) VALUES (\(media.name), \(kind.contentType), \(bytes), \(media.size?.width), \(media.size?.height), \(user?.rawValue))
                 ON CONFLICT (name) DO UPDATE SET created_at = now()
-                """, [media.name, kind.contentType, bytes, media.size?.width, media.size?.height, user?.rawValue])
+                """)
         }
         return media
     }
@@ -73,14 +74,14 @@ public struct FileMediaLibrary: MediaLibrary {
     public func prune(before cutoff: Date) async throws -> [String] {
         let directory = directory
         return try await pool.transaction { connection in
-            try connection.query("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+            try connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))")
             let names: [String] = try connection.query("""
-                DELETE FROM uploads u WHERE u.created_at < $1
+                DELETE FROM uploads u WHERE u.created_at < \(cutoff)
                   AND NOT EXISTS (SELECT 1 FROM posts p WHERE media_name(p.display_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM users s WHERE media_name(s.profile_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM influencers i WHERE media_name(i.profile_pic_url) = u.name)
                 RETURNING u.name
-                """, [cutoff]).map { try $0.decode(0) }
+                """).map { try $0.decode(0) }
             // Under the lock, before the rows' deletion commits: an upload of the same
             // content waits, then writes the file again.
             for name in names { unlink(directory + "/" + name) }
@@ -110,7 +111,7 @@ public struct FileMediaLibrary: MediaLibrary {
                   AND NOT EXISTS (SELECT 1 FROM posts p WHERE media_name(p.display_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM users s WHERE media_name(s.profile_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM influencers i WHERE media_name(i.profile_pic_url) = u.name)
-                """).first!.decode(0)
+                """).single().decode(0)
         }
         return MediaCapacity(freeBytes: free, unreferencedBytes: unreferenced)
     }

@@ -1,5 +1,6 @@
 import Cryptography
 import Foundation
+import PostgresDriver
 
 /// One versioned SQL file from `migrations/`, named `NNNN_description.sql`.
 public struct Migration: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 
 /// Applies versioned SQL migrations.
 ///
@@ -31,10 +32,9 @@ public struct Migrator: Sendable {
         try await withHistory { connection, pending in
             for migration in pending {
                 try connection.transaction { connection in
-                    try connection.execute(script: migration.sql)
+                    try connection.execute(unsafeSQL: migration.sql)
                     try connection.query(
-                        "INSERT INTO schema_migrations (version, file_name, checksum) VALUES ($1, $2, $3)",
-                        [migration.version, migration.fileName, migration.checksum])
+                        "INSERT INTO schema_migrations (version, file_name, checksum) VALUES (\(migration.version), \(migration.fileName), \(migration.checksum))")
                 }
             }
             return pending
@@ -57,8 +57,8 @@ public struct Migrator: Sendable {
     }
 
     private static func withLock<T>(_ connection: PostgresConnection, _ body: () throws -> T) throws -> T {
-        try connection.query("SELECT pg_advisory_lock($1)", [advisoryLockKey])
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [advisoryLockKey]) }
+        try connection.query("SELECT pg_advisory_lock(\(advisoryLockKey))")
+        defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(advisoryLockKey))") }
         return try body()
     }
 

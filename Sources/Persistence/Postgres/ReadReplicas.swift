@@ -1,24 +1,62 @@
+import Domain
 import Foundation
+import PostgresDriver
 import Synchronization
 import Workers
 
 /// Where a read may run: the primary's pool, or a replica's. Repositories ask for it per
-/// read, so the choice follows the request (``ReadConsistency``) and the replicas' health.
+/// read, so the choice follows the request (its ``RequestScope``) and the replicas' health.
 public protocol ReadPoolSource: Sendable {
-    /// A pool for one read of the current task.
-    func readPool() -> PostgresPool
+    /// A pool for one read that must see the primary's WAL up to `after` (`nil`: any).
+    func readPool(after: WALPosition?) -> PostgresPool
 }
 
 extension PostgresPool: ReadPoolSource {
     /// A single database: every read on it.
-    public func readPool() -> PostgresPool { self }
+    public func readPool(after: WALPosition?) -> PostgresPool { self }
 }
 
-/// The write a request must see: set for the request's task from its client's last
-/// write (a cookie, or this instance's memory of its session), read by ``ReadReplicas``.
-public enum ReadConsistency {
-    /// A read in this task runs on a replica only if that replica has replayed this far.
-    @TaskLocal public static var after: WALPosition?
+/// The reads of one repository as one request makes them: the replica choice by the
+/// request's last write, its client's presence on every job.
+public struct ScopedReads: Sendable {
+    public let source: any ReadPoolSource
+    let after: WALPosition?
+    let presence: ClientPresence?
+
+    public init(_ source: any ReadPoolSource) {
+        self.init(source, after: nil, presence: nil)
+    }
+
+    private init(_ source: any ReadPoolSource, after: WALPosition?, presence: ClientPresence?) {
+        self.source = source
+        self.after = after
+        self.presence = presence
+    }
+
+    /// A pool for one read now.
+    public func readPool() -> ScopedPool {
+        ScopedPool(source.readPool(after: after), presence: presence)
+    }
+
+    /// A pool for one read that must also see `position` (a write of this instance's own).
+    public func readPool(alsoAfter position: WALPosition?) -> ScopedPool {
+        ScopedPool(source.readPool(after: [after, position].compactMap { $0 }.max()), presence: presence)
+    }
+
+    /// The same reads for the request `scope` describes.
+    public func scoped(_ scope: RequestScope) -> ScopedReads {
+        ScopedReads(source, after: scope.readsAfter.map(WALPosition.init(value:)), presence: scope.presence)
+    }
+}
+
+extension RequestScope {
+    /// The client's presence as the pools take it.
+    var presence: ClientPresence? { clientHasLeft.map(ClientPresence.init(hasLeft:)) }
+}
+
+extension ScopedPool {
+    /// The same pool for the request `scope` describes.
+    public func scoped(_ scope: RequestScope) -> ScopedPool { scoped(presence: scope.presence) }
 }
 
 /// Streaming replicas for reads, each used while its data is at most `maxLag` plus two poll
@@ -60,10 +98,9 @@ public final class ReadReplicas: ReadPoolSource, Sendable {
                                          replicaMode: statementMode, interval: pollInterval, maxLag: maxLag)
     }
 
-    /// A replica whose data is recent enough and that has replayed ``ReadConsistency/after``
-    /// (in turn), else the primary.
-    public func readPool() -> PostgresPool {
-        let after = ReadConsistency.after
+    /// A replica whose data is recent enough and that has replayed `after` (in turn), else
+    /// the primary.
+    public func readPool(after: WALPosition?) -> PostgresPool {
         let now = ContinuousClock.now
         let observations = monitor.observations
         let usable = observations.indices.filter { index in

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PostgresDriver
 import Synchronization
 import Workers
 
@@ -11,9 +12,9 @@ import Workers
 /// is further behind than the bound.
 ///
 /// Not tasks, not the pools the reads use: a measurement that waits behind the requests it
-/// routes comes late, and a late one used to misjudge (a replica behind across a gap
-/// between polls longer than the samples' window measured no lag at all). Late or missing
-/// measurements now only make data look older, never fresher.
+/// routes comes late, and a late one can misjudge (a replica behind across a gap between
+/// polls longer than the samples' window would measure no lag at all). Late or missing
+/// measurements only make data look older, never fresher.
 final class ReplicaLagMonitor: Sendable {
     /// One replica's last observation.
     struct Observation: Sendable {
@@ -106,7 +107,7 @@ final class ReplicaLagMonitor: Sendable {
     private func observe(_ index: Int) {
         let at = ContinuousClock.now
         let polled: (inRecovery: Bool, replayed: WALPosition?)? = try? replicas[index].run { connection in
-            let row = try connection.query("SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text").first!
+            let row = try connection.query("SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text").single()
             return (try row.decode(0), (try row.decode(1, as: String?.self)).flatMap { WALPosition($0) })
         }
         state.withLock { state in

@@ -1,10 +1,10 @@
 import Foundation
+import PostgresDriver
 
-/// Collects WHERE conditions built from fixed SQL fragments and numbered parameters.
-/// User input only ever travels as parameters. A search's conditions are kept apart, so a
+/// A filtered list's conditions, each an ``SQL`` fragment with its values bound in place.
+/// User input only ever travels as values. A search's conditions are kept apart, so a
 /// query can walk an order under the others and filter what it reads by the search.
 struct FeedSQL {
-    private(set) var parameters: [any PostgresEncodable] = []
     /// Every condition but the search's.
     private(set) var conditions = SQLConditions()
     /// The search's conditions (see ``search(_:)``).
@@ -36,7 +36,7 @@ struct FeedSQL {
     /// (and its sort key), looked up by that id: the walk can then be read from an index
     /// alone. A scalar subquery, evaluated row by row as the walk goes: PostgreSQL would
     /// turn an `EXISTS` into a join over every match (see ``walked``).
-    var searchedByID: String {
+    var searchedByID: SQL {
         "(SELECT true FROM posts p WHERE p.id = walked_id\(searchConditions.andClause))"
     }
 
@@ -45,42 +45,31 @@ struct FeedSQL {
     /// with `id` and `column`. With other conditions they are checked inside the order's
     /// index (migration 0014) and only the posts that pass are read, by id, for the search;
     /// without, each walked row is read anyway, and the search filters it in place.
-    func walk(order: String?, column: String?, rows: Int) -> String {
+    func walk(order: String?, column: String?, rows: Int) -> SQL {
         let ordered = order.map { " ORDER BY \($0)" } ?? ""
         guard !conditions.isEmpty else {
-            return "(SELECT p.* FROM posts p \(unsearched.whereClause)\(ordered) LIMIT \(rows)) p \(searchConditions.whereClause)"
+            return "(SELECT p.* FROM posts p \(unsearched.whereClause)\(unescaped: ordered) LIMIT \(raw: rows)) p \(searchConditions.whereClause)"
         }
         let columns = ["p.id AS walked_id", "p.id"] + (column.map { [$0] } ?? [])
         return """
-            (SELECT \(columns.joined(separator: ", ")) FROM posts p \(unsearched.whereClause)\(ordered) LIMIT \(rows)) p
+            (SELECT \(unescaped: columns.joined(separator: ", ")) FROM posts p \(unsearched.whereClause)\(unescaped: ordered) LIMIT \(raw: rows)) p
             WHERE \(searchedByID)
             """
     }
 
-    mutating func bind(_ value: any PostgresEncodable) -> String {
-        parameters.append(value)
-        return "$\(parameters.count)"
-    }
-
-    /// Binds `value` and gives its parameter number.
-    mutating func bindNumber(_ value: any PostgresEncodable) -> Int {
-        parameters.append(value)
-        return parameters.count
-    }
-
-    mutating func `where`(_ condition: String) {
+    mutating func `where`(_ condition: SQL) {
         conditions.all.append(condition)
     }
 
     /// A keyset cursor's condition: part of the page, not of what the total counts.
-    mutating func after(_ condition: String) {
+    mutating func after(_ condition: SQL) {
         pageConditions.all.append(condition)
     }
 
     /// A condition every post matching the others meets already, stated so an index scan
     /// can start and stop by it. Not counted: the planner would take it as a further filter
     /// and underestimate the matches.
-    mutating func imply(_ condition: String) {
+    mutating func imply(_ condition: SQL) {
         pageConditions.all.append(condition)
     }
 
@@ -89,13 +78,12 @@ struct FeedSQL {
     /// rechecked with LIKE; for one- and two-character terms the recheck folds to `true`
     /// when the statement is planned for its values.
     mutating func search(_ term: String) {
-        let text = bind(term)
-        let pattern = bind("%" + Self.escapeLike(term) + "%")
-        let like = "LIKE lower(\(pattern)) ESCAPE '\\'"
-        searchConditions.all.append("p.search_grams @> search_term_grams(\(text))")
+        let pattern = "%" + Self.escapeLike(term) + "%"
+        let like: SQL = "LIKE lower(\(pattern)) ESCAPE '\\'"
+        searchConditions.all.append("p.search_grams @> search_term_grams(\(term))")
         searchConditions.all.append("""
-            (search_term_exact(\(text)) OR lower(p.product_name) \(like)
-             OR p.influencer_id IN (SELECT si.id FROM influencers si WHERE si.search_grams @> search_term_grams(\(text))
+            (search_term_exact(\(term)) OR lower(p.product_name) \(like)
+             OR p.influencer_id IN (SELECT si.id FROM influencers si WHERE si.search_grams @> search_term_grams(\(term))
                                     AND (lower(si.username) \(like) OR lower(si.full_name) \(like))))
             """)
     }
@@ -108,17 +96,17 @@ struct FeedSQL {
 
 /// Conditions joined by AND.
 struct SQLConditions {
-    fileprivate(set) var all: [String] = []
+    fileprivate(set) var all: [SQL] = []
 
     var isEmpty: Bool { all.isEmpty }
 
     /// `WHERE …`, or empty.
-    var whereClause: String {
+    var whereClause: SQL {
         all.isEmpty ? "" : "WHERE " + all.joined(separator: " AND ")
     }
 
     /// ` AND …` to follow other conditions, or empty.
-    var andClause: String {
+    var andClause: SQL {
         all.isEmpty ? "" : " AND " + all.joined(separator: " AND ")
     }
 }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// Writes one influencer's profile, the one way every door does (imports, the ingest API,
 /// approved requests): by Instagram's account id when the profile has one, so a renamed
@@ -18,9 +19,9 @@ enum InfluencerUpsert {
     static func write(_ profile: InstagramProfile, category: String?, _ connection: PostgresConnection) throws -> Result {
         let username = profile.username
         let byAccount = try profile.instagramID.flatMap { account in
-            try connection.query(sql: "SELECT id FROM influencers WHERE instagram_id = \(account)").first.map { try $0.decode(0, as: Int.self) }
+            try connection.query("SELECT id FROM influencers WHERE instagram_id = \(account)").first.map { try $0.decode(0, as: Int.self) }
         }
-        let byName = try connection.query(sql: "SELECT id, instagram_id FROM influencers WHERE username = \(username)").first.map {
+        let byName = try connection.query("SELECT id, instagram_id FROM influencers WHERE username = \(username)").first.map {
             (id: try $0.decode(0, as: Int.self), account: try $0.decode(1, as: String?.self))
         }
         let target: Int
@@ -37,7 +38,7 @@ enum InfluencerUpsert {
             }
             target = name.id
         case (nil, nil):
-            let id: Int = try connection.query(sql: """
+            let id: Int = try connection.query("""
                 INSERT INTO influencers (username, full_name, profile_pic_url, external_url, biography, followers_count, category_id,
                                          instagram_id, external_url_title, last_synced_at)
                 VALUES (\(username), \(profile.fullName), \(profile.profilePicURL), \(profile.externalURL), \(profile.biography),
@@ -46,7 +47,7 @@ enum InfluencerUpsert {
                 """).single().decode(0)
             return Result(outcome: .inserted, id: id)
         }
-        let changed: Bool = try connection.query(sql: """
+        let changed: Bool = try connection.query("""
             WITH old AS (SELECT * FROM influencers WHERE id = \(target) FOR UPDATE)
             UPDATE influencers i SET username = \(username), full_name = \(profile.fullName), profile_pic_url = \(profile.profilePicURL),
                 external_url = \(profile.externalURL), biography = \(profile.biography), followers_count = \(profile.followersCount),

@@ -1,18 +1,19 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// The SQL that selects a post for a viewer, and its decoding, shared by every query
 /// that returns posts.
 enum PostRows {
-    /// The post columns; `parameter` is the number of the viewer's parameter. `is_liked` is
-    /// one primary-key probe per row: an `EXISTS` may be planned as hashing all of the
-    /// viewer's likes, which grows with the viewer.
-    static func columns(viewer parameter: Int) -> String {
+    /// The post columns for `viewer` (whether each post is liked). `is_liked` is one
+    /// primary-key probe per row: an `EXISTS` may be planned as hashing all of the viewer's
+    /// likes, which grows with the viewer.
+    static func columns(viewer: UserID?) -> SQL {
         """
         p.id, p.product_name, p.price, p.category_id, c.name, p.display_url, p.group_buying_url,
         p.group_buying_start, p.group_buying_end, p.likes_count, p.posted_at, p.submitted_by,
         i.id, i.username, i.full_name, i.profile_pic_url, i.external_url,
-        COALESCE((SELECT true FROM likes l WHERE l.user_id = $\(parameter)::uuid AND l.post_id = p.id), false),
+        COALESCE((SELECT true FROM likes l WHERE l.user_id = \(viewer?.rawValue)::uuid AND l.post_id = p.id), false),
         p.post_url, array_to_string(p.hashtags, ' '), p.post_type
         """
     }
@@ -30,7 +31,7 @@ enum PostRows {
     /// How many columns ``columns(viewer:)`` selects.
     static let count = Column.allCases.count
 
-    static let joins = "FROM posts p JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id"
+    static let joins: SQL = "FROM posts p JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id"
 
     /// The post in `row`, whose ``columns(viewer:)`` start at column `first`; `caption`
     /// when the statement read it.
@@ -61,14 +62,14 @@ enum PostRows {
 
     /// The post `id` for `viewer` with its caption, or `nil`.
     static func find(_ id: PostID, viewer: UserID?, _ connection: PostgresConnection) throws -> Post? {
-        try found(connection.query(findSQL, findParameters(id, viewer: viewer)))
+        try found(connection.query(find(id, viewer: viewer)))
     }
 
-    /// ``find(_:viewer:_:)``'s statement, its parameters and the decoding of its rows, for
-    /// a pipelined read (``PostgresPool/read(_:_:decode:)``).
-    static let findSQL = "SELECT \(columns(viewer: 2)), p.caption \(joins) WHERE p.id = $1"
-
-    static func findParameters(_ id: PostID, viewer: UserID?) -> [any PostgresEncodable] { [id.rawValue, viewer?.rawValue] }
+    /// ``find(_:viewer:_:)``'s statement, for a pipelined read too
+    /// (``PostgresPool/read(_:presence:decode:)``), with ``found(_:)`` decoding its rows.
+    static func find(_ id: PostID, viewer: UserID?) -> SQL {
+        "SELECT \(columns(viewer: viewer)), p.caption \(joins) WHERE p.id = \(id.rawValue)"
+    }
 
     static func found(_ rows: PostgresRows) throws -> Post? {
         try rows.first.map { try decode($0, from: 0, caption: try $0.decode(count)) }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// Bounds that hold for every post's times (migration 0015): the longest buying window,
 /// and the least and greatest lead of a window's start over the post's `posted_at`. They
@@ -74,10 +75,10 @@ struct PostWindowBounds {
     /// longest window before the range, and ends at most that long after it. They make the
     /// range a bounded stretch of each index (a day in June: `start < June 2` alone is 216 k
     /// posts of `posts_start`).
-    func dateRangeConditions(_ range: ClosedRange<KoreaDay>, _ sql: inout FeedSQL) -> String {
+    func dateRangeConditions(_ range: ClosedRange<KoreaDay>) -> SQL {
         let startEarliest = Self.representable(range.lowerBound.start.addingTimeInterval(-longest - Self.slack))
         let endLatest = Self.representable(range.upperBound.end.addingTimeInterval(longest + Self.slack))
-        return "p.group_buying_start >= \(sql.bind(startEarliest)) AND p.group_buying_end <= \(sql.bind(endLatest))"
+        return "p.group_buying_start >= \(startEarliest) AND p.group_buying_end <= \(endLatest)"
     }
 
     /// How far each derived bound is widened: the bounds travel as seconds in a float, and

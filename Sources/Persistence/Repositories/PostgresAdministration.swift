@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// Operator queries and changes behind `market09 admin`.
 public struct PostgresAdministration: Sendable {
@@ -14,9 +15,9 @@ public struct PostgresAdministration: Sendable {
         try await pool.withConnection { connection in
             let byID = UUID(uuidString: user)
             return try connection.execute("""
-                UPDATE users SET role = $1, updated_at = now()
-                WHERE NOT is_anonymous AND (id = $2::uuid OR id IN (SELECT user_id FROM identities WHERE provider = 'email' AND subject = lower($3)))
-                """, [role.rawValue, byID, user]) == 1
+                UPDATE users SET role = \(role.rawValue), updated_at = now()
+                WHERE NOT is_anonymous AND (id = \(byID)::uuid OR id IN (SELECT user_id FROM identities WHERE provider = 'email' AND subject = lower(\(user))))
+                """) == 1
         }
     }
 
@@ -34,19 +35,19 @@ public struct PostgresAdministration: Sendable {
     public func stats(now: Date) async throws -> [(String, Int)] {
         try await pool.withConnection { connection in
             var lines: [(String, Int)] = []
-            let users = try connection.query("SELECT count(*) FILTER (WHERE is_anonymous)::int, count(*) FILTER (WHERE NOT is_anonymous)::int, count(*) FILTER (WHERE role = 'admin')::int FROM users").first!
+            let users = try connection.query("SELECT count(*) FILTER (WHERE is_anonymous)::int, count(*) FILTER (WHERE NOT is_anonymous)::int, count(*) FILTER (WHERE role = 'admin')::int FROM users").single()
             lines += [("users.anonymous", try users.decode(0)), ("users.permanent", try users.decode(1)), ("users.admins", try users.decode(2))]
-            lines.append(("sessions.active", try connection.query("SELECT count(*)::int FROM sessions WHERE revoked_at IS NULL").first!.decode(0)))
-            lines.append(("influencers", try connection.query("SELECT count(*)::int FROM influencers").first!.decode(0)))
-            lines.append(("likes", try connection.query("SELECT count(*)::int FROM likes").first!.decode(0)))
+            lines.append(("sessions.active", try connection.query("SELECT count(*)::int FROM sessions WHERE revoked_at IS NULL").single().decode(0)))
+            lines.append(("influencers", try connection.query("SELECT count(*)::int FROM influencers").single().decode(0)))
+            lines.append(("likes", try connection.query("SELECT count(*)::int FROM likes").single().decode(0)))
             for row in try connection.query("""
                 SELECT c.id,
                        count(p.id)::int,
-                       count(p.id) FILTER (WHERE p.group_buying_start > $1)::int,
-                       count(p.id) FILTER (WHERE p.group_buying_start <= $1 AND p.group_buying_end >= $1)::int,
-                       count(p.id) FILTER (WHERE p.group_buying_end < $1)::int
+                       count(p.id) FILTER (WHERE p.group_buying_start > \(now))::int,
+                       count(p.id) FILTER (WHERE p.group_buying_start <= \(now) AND p.group_buying_end >= \(now))::int,
+                       count(p.id) FILTER (WHERE p.group_buying_end < \(now))::int
                 FROM categories c LEFT JOIN posts p ON p.category_id = c.id GROUP BY c.id, c.sort_order ORDER BY c.sort_order
-                """, [now]) {
+                """) {
                 let category: String = try row.decode(0)
                 lines += [("posts.\(category)", try row.decode(1)), ("posts.\(category).upcoming", try row.decode(2)),
                           ("posts.\(category).open", try row.decode(3)), ("posts.\(category).closed", try row.decode(4))]

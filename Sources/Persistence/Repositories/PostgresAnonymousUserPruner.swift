@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 
 /// Deletes anonymous users nobody has used for a while: created before the cutoff and
 /// without a live session refreshed since. Deletes in small batches, each its own short
@@ -11,15 +12,17 @@ public struct PostgresAnonymousUserPruner: Sendable {
         self.pool = pool
     }
 
-    private static let stale = """
-        u.is_anonymous AND u.created_at < $1
-        AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id AND s.revoked_at IS NULL AND s.refreshed_at >= $1)
+    private static func stale(_ cutoff: Date) -> SQL {
         """
+        u.is_anonymous AND u.created_at < \(cutoff)
+        AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id AND s.revoked_at IS NULL AND s.refreshed_at >= \(cutoff))
+        """
+    }
 
     /// How many users ``prune(inactiveSince:batchSize:)`` would delete now.
     public func count(inactiveSince cutoff: Date) async throws -> Int {
         try await pool.withConnection { connection in
-            try connection.query("SELECT count(*) FROM users u WHERE \(Self.stale)", [cutoff]).first!.decode(0)
+            try connection.query("SELECT count(*) FROM users u WHERE \(Self.stale(cutoff))").single().decode(0)
         }
     }
 
@@ -33,9 +36,9 @@ public struct PostgresAnonymousUserPruner: Sendable {
             let removed = try await pool.transaction { connection in
                 try connection.execute("""
                     DELETE FROM users WHERE id IN (
-                        SELECT u.id FROM users u WHERE \(Self.stale)
-                        ORDER BY u.created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-                    """, [cutoff, batchSize])
+                        SELECT u.id FROM users u WHERE \(Self.stale(cutoff))
+                        ORDER BY u.created_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+                    """)
             }
             deleted += removed
             batches += 1

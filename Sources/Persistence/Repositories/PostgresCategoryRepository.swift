@@ -1,12 +1,19 @@
 import Domain
+import PostgresDriver
 
 /// ``CategoryRepository`` over the `categories` table.
 public struct PostgresCategoryRepository: CategoryRepository {
     /// A replica when one is healthy (categories change only by migration).
-    private let reads: any ReadPoolSource
+    private var reads: ScopedReads
 
     public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil) {
-        self.reads = reads ?? pool
+        self.reads = ScopedReads(reads ?? pool)
+    }
+
+    public func scoped(_ scope: RequestScope) -> PostgresCategoryRepository {
+        var copy = self
+        copy.reads = reads.scoped(scope)
+        return copy
     }
 
     public func allCategories() async throws -> [Category] {

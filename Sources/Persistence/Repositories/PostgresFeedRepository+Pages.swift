@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// A filtered page's rows, and its SQL: in a keyset order, by date range or of closed posts
 /// (`orderedPage`), or in the default order's two sections (`sectionedPage`).
@@ -8,38 +9,37 @@ extension PostgresFeedRepository {
     /// post's columns and its sort key. The page's ids are cut first, then joined for their
     /// columns: a projection runs for every row OFFSET skips too (joins, is_liked; item
     /// 1,000 of a search: 270 ms, half of it for rows dropped).
-    func page(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, sql: FeedSQL, read: SearchRead?,
-                      _ connection: PostgresConnection) throws -> [PostgresRow] {
+    func page(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: SQL, sql: FeedSQL, read: SearchRead?,
+              _ connection: PostgresConnection) throws -> [PostgresRow] {
         var sql = sql
-        let text: String
+        let statement: SQL
         if query.sort == .default && query.dateRange == nil && query.status != .closed {
-            text = Self.sectionedPage(query, day: day, viewer: viewer, offset: offset, total: total, read: read, sql: &sql)
+            statement = Self.sectionedPage(query, day: day, viewer: viewer, offset: offset, total: total, read: read, sql: sql)
         } else {
-            text = try Self.orderedPage(query, viewer: viewer, offset: offset, total: total, read: read, sql: &sql)
+            statement = try Self.orderedPage(query, viewer: viewer, offset: offset, total: total, read: read, sql: &sql)
         }
-        let parameters = sql.parameters
         switch read {
         case nil:
-            return Array(try connection.query(text, parameters))
+            return Array(try connection.query(statement))
         case .walk:
             // A search's best plan depends on the term: planned per request. An empty
             // answer (the walk gave up) sends the page through the index.
-            return try Self.walking(connection) { Array(try $0.queryPlannedForValues(text, parameters)) } ?? []
+            return try Self.walking(connection) { Array(try $0.queryPlannedForValues(statement)) } ?? []
         case .matched:
             // Never a scan of every post for the matches: the planner may misjudge a term
             // as most of them.
             return try connection.transaction { connection in
                 try connection.query("SELECT set_config('enable_seqscan', 'off', true)")
-                return Array(try connection.queryPlannedForValues(text, parameters))
+                return Array(try connection.queryPlannedForValues(statement))
             }
         }
     }
 
     /// A page in a keyset order, by date range or of closed posts (see ``page``).
-    static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: String, read: SearchRead?, sql: inout FeedSQL) throws -> String {
+    static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: SQL, read: SearchRead?, sql: inout FeedSQL) throws -> SQL {
         let (order, keyColumn, walkedColumn) = try order(query, sql: &sql)
-        var with = ""
-        let source: String
+        var with: SQL = ""
+        let source: SQL
         switch read {
         case nil:
             source = "posts p \(sql.all.whereClause)"
@@ -49,14 +49,14 @@ extension PostgresFeedRepository {
             with = "WITH \(matchedClause(sql, limit: limit)) "
             source = "matched p \(sql.pageConditions.whereClause)"
         }
-        let viewerParameter = sql.bindNumber(viewer?.rawValue)
         // LIMIT is written into the text (one statement per limit, at most 50) so the
         // planner knows the page is small; OFFSET only when there is one.
+        let skip: SQL = offset > 0 ? " OFFSET \(offset)" : ""
         return """
-            \(with)SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), \(keyColumn)
-            FROM (SELECT p.id FROM \(source) ORDER BY \(order)\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) page
+            \(with)SELECT \(total), \(PostRows.columns(viewer: viewer)), \(unescaped: keyColumn)
+            FROM (SELECT p.id FROM \(source) ORDER BY \(unescaped: order)\(skip) LIMIT \(raw: query.limit + 1)) page
             JOIN posts p ON p.id = page.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
-            ORDER BY \(order)
+            ORDER BY \(unescaped: order)
             """
     }
 
@@ -69,18 +69,19 @@ extension PostgresFeedRepository {
     /// section, without restating that (the planner, multiplying the two conditions'
     /// selectivities, misjudged `status=upcoming` 40-fold and hashed 70 k posts). With
     /// `walk`, each section reads at most that many rows of its order, then filters.
-    static func sectionedPage(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: String, read: SearchRead?,
-                                      sql: inout FeedSQL) -> String {
-        let dayText = sql.bind(day.description)
-        let reach = sql.bind(offset + query.limit + 1)
+    static func sectionedPage(_ query: FeedQuery, day: KoreaDay, viewer: UserID?, offset: Int, total: SQL, read: SearchRead?,
+                              sql: FeedSQL) -> SQL {
+        let dayText = day.description
+        let reach = offset + query.limit + 1
         // Posts closing within a day are few: read them (through posts_end), not the order.
         let closingSoon = read == nil && query.status == .closingSoon && query.influencer == nil
         // Posts read directly carry the category condition already.
-        let category = read?.readsMatches == true || closingSoon ? ""
-            : query.category.map { " AND f.category_id = \(sql.bind($0.rawValue))" } ?? ""
-        let dayStart = query.status == nil || read?.readsMatches == true ? sql.bind(day.start) : ""
+        let category: SQL = read?.readsMatches == true || closingSoon ? ""
+            : query.category.map { " AND f.category_id = \($0.rawValue)" } ?? ""
+        let dayStart = day.start
+        let opensSince: Bool = query.status == nil || read?.readsMatches == true
         // Each section's rows: from the order walked, from the matches, or from posts.
-        var matched = "", ranks = "", closed = ""
+        var matched: SQL = "", ranks: SQL = "", closed: SQL = ""
         switch read {
         case nil where closingSoon:
             // A narrow range of posts_end (walking the day's order for them: 110-170 ms at
@@ -98,16 +99,16 @@ extension PostgresFeedRepository {
                 """
         case nil:
             ranks = "feed_ranks f JOIN posts p ON p.id = f.post_id WHERE f.day = \(dayText)::date\(category)"
-                + (dayStart.isEmpty ? "" : " AND p.group_buying_end >= \(dayStart)") + sql.all.andClause
+                + (opensSince ? " AND p.group_buying_end >= \(dayStart)" : "") + sql.all.andClause
             closed = "posts p WHERE p.group_buying_end < \(dayStart)\(sql.all.andClause)"
         case .walk(let rows):
             ranks = """
-                (SELECT f.* FROM feed_ranks f WHERE f.day = \(dayText)::date\(category) ORDER BY f.rank, f.post_id LIMIT \(rows)) f
+                (SELECT f.* FROM feed_ranks f WHERE f.day = \(dayText)::date\(category) ORDER BY f.rank, f.post_id LIMIT \(raw: rows)) f
                 JOIN posts p ON p.id = f.post_id WHERE true\(sql.walked.andClause)
                 """
             closed = """
                 (SELECT p.* FROM posts p WHERE p.group_buying_end < \(dayStart)\(sql.unsearched.andClause)
-                 ORDER BY p.group_buying_end DESC, p.id DESC LIMIT \(rows)) p \(sql.searchConditions.whereClause)
+                 ORDER BY p.group_buying_end DESC, p.id DESC LIMIT \(raw: rows)) p \(sql.searchConditions.whereClause)
                 """
         case .matched(let limit):
             matched = "\(matchedClause(sql, limit: limit)), "
@@ -122,7 +123,7 @@ extension PostgresFeedRepository {
                 """
             closed = "matched p WHERE p.group_buying_end < \(dayStart)"
         }
-        var closedSection = ""
+        var closedSection: SQL = ""
         if query.status == nil {
             // The closed section supplies only what the open one lacks: a page inside the
             // open section reads none of it (item 500 of a search: 33 ms saved).
@@ -133,17 +134,17 @@ extension PostgresFeedRepository {
                        ORDER BY p.group_buying_end DESC, p.id DESC LIMIT (SELECT \(reach) - count(*) FROM open)) r)
                 """
         }
-        let viewerParameter = sql.bindNumber(viewer?.rawValue)
         // The page's ids are cut first, then joined for their columns (see `page`).
+        let skip: SQL = offset > 0 ? " OFFSET \(offset)" : ""
         return """
             WITH \(matched)open AS MATERIALIZED (
                 SELECT f.post_id, f.rank FROM \(ranks)
                 ORDER BY f.rank, f.post_id LIMIT \(reach))
-            SELECT \(total), \(PostRows.columns(viewer: viewerParameter)), 0::float8
+            SELECT \(total), \(PostRows.columns(viewer: viewer)), 0::float8
             FROM (SELECT r.post_id, r.section, r.ordinal
                   FROM ((SELECT post_id, 0 AS section, row_number() OVER (ORDER BY rank, post_id) AS ordinal FROM open)
                         \(closedSection)) r
-                  ORDER BY r.section, r.ordinal\(offset > 0 ? " OFFSET \(sql.bind(offset))" : "") LIMIT \(query.limit + 1)) r
+                  ORDER BY r.section, r.ordinal\(skip) LIMIT \(raw: query.limit + 1)) r
             JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
             ORDER BY r.section, r.ordinal
             """
@@ -162,17 +163,17 @@ extension PostgresFeedRepository {
             return ("p.group_buying_end DESC, p.id DESC", "0::float8", "p.group_buying_end")
         case .latest:
             if let cursor = query.cursor {
-                sql.after("(p.posted_at, p.id) < (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
+                sql.after("(p.posted_at, p.id) < (to_timestamp(\(cursor.key)), \(cursor.id))")
             }
             return ("p.posted_at DESC, p.id DESC", "extract(epoch FROM p.posted_at)::float8", "p.posted_at")
         case .popular:
             if let cursor = query.cursor {
-                sql.after("(p.likes_count, p.id) < (\(sql.bind(Int(cursor.key))), \(sql.bind(cursor.id)))")
+                sql.after("(p.likes_count, p.id) < (\(Int(cursor.key)), \(cursor.id))")
             }
             return ("p.likes_count DESC, p.id DESC", "p.likes_count::float8", "p.likes_count")
         case .endingSoon:
             if let cursor = query.cursor {
-                sql.after("(p.group_buying_end, p.id) > (to_timestamp(\(sql.bind(cursor.key))), \(sql.bind(cursor.id)))")
+                sql.after("(p.group_buying_end, p.id) > (to_timestamp(\(cursor.key)), \(cursor.id))")
             }
             return ("p.group_buying_end ASC, p.id ASC", "extract(epoch FROM p.group_buying_end)::float8", "p.group_buying_end")
         }

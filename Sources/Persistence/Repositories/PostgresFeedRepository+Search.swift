@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// How a search reads (see `PostgresFeedRepository.filtered` and docs/scaling.md "How a search
 /// reads"): estimates, bounded walks, counts and the matches' clause.
@@ -69,7 +70,7 @@ extension PostgresFeedRepository {
     static func candidates(_ query: FeedQuery, now: Date, posts: Double, _ connection: PostgresConnection) throws -> Double {
         let rest = conditions(query.withoutSearch, now: now, windows: nil)
         if rest.all.isEmpty && query.search != nil { return posts }
-        return Double(try estimate("SELECT FROM posts p \(rest.all.whereClause)", rest.parameters, connection))
+        return Double(try estimate("SELECT FROM posts p \(rest.all.whereClause)", connection))
     }
 
     /// How many rows a search may walk along an order before it gives up for the index, or
@@ -87,10 +88,8 @@ extension PostgresFeedRepository {
     /// The matches of a search counted along `walk` rows (in storage order), when more
     /// than `bound` are found there; otherwise `nil`.
     static func walkedCount(_ sql: FeedSQL, walk: Int, bound: Int, _ connection: PostgresConnection) throws -> Int? {
-        let walked = sql.walk(order: nil, column: nil, rows: walk)
-        let text = "SELECT count(*)::int FROM (SELECT FROM \(walked) LIMIT \(bound + 1)) x"
-        let parameters = sql.parameters
-        guard let row = try walking(connection, { Array(try $0.queryPlannedForValues(text, parameters)) })?.first else { return nil }
+        let statement: SQL = "SELECT count(*)::int FROM (SELECT FROM \(sql.walk(order: nil, column: nil, rows: walk)) LIMIT \(raw: bound + 1)) x"
+        guard let row = try walking(connection, { Array(try $0.queryPlannedForValues(statement)) })?.first else { return nil }
         let count: Int = try row.decode(0)
         return count > bound ? count : nil
     }
@@ -98,10 +97,9 @@ extension PostgresFeedRepository {
     /// The matches of a search counted through the index, up to `bound + 1` (all of them
     /// without a bound).
     static func searchCount(_ sql: FeedSQL, bound: Int?, _ connection: PostgresConnection) throws -> Int {
-        let limit = bound.map { " LIMIT \($0 + 1)" } ?? ""
+        let limit: SQL = bound.map { " LIMIT \(raw: $0 + 1)" } ?? ""
         return try throughIndexes(connection) {
-            try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.matching.whereClause)\(limit)) x",
-                                         sql.parameters).first!.decode(0)
+            try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.matching.whereClause)\(limit)) x").single().decode(0)
         }
     }
 
@@ -112,7 +110,7 @@ extension PostgresFeedRepository {
     static func walking<T>(_ connection: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T? {
         do {
             return try connection.transaction { connection in
-                try connection.query("SELECT set_config('statement_timeout', $1, true)", [String(walkTimeoutMilliseconds)])
+                try connection.query("SELECT set_config('statement_timeout', \(String(walkTimeoutMilliseconds)), true)")
                 return try body(connection)
             }
         } catch let error as PostgresError where error.code == .queryTimeout {
@@ -139,17 +137,18 @@ extension PostgresFeedRepository {
 
     /// `WITH matched AS MATERIALIZED (…)`: a search's matches with their sort keys, read
     /// once through the index for the page, its sections and its count.
-    static func matchedClause(_ sql: FeedSQL, limit: Int?) -> String {
-        """
-        matched AS MATERIALIZED (
-            SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matching.whereClause)\(limit.map { " LIMIT \($0 + 1)" } ?? ""))
-        """
+    static func matchedClause(_ sql: FeedSQL, limit: Int?) -> SQL {
+        let cut: SQL = limit.map { " LIMIT \(raw: $0 + 1)" } ?? ""
+        return """
+            matched AS MATERIALIZED (
+                SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matching.whereClause)\(cut))
+            """
     }
 
     /// The planner's row estimate for `sql` (a `SELECT` without joins).
-    static func estimate(_ sql: String, _ parameters: [any PostgresEncodable], _ connection: PostgresConnection) throws -> Int {
+    static func estimate(_ statement: SQL, _ connection: PostgresConnection) throws -> Int {
         // The first line: "Seq Scan on posts p  (cost=0.00..76386.50 rows=671411 width=0)".
-        let line: String = try connection.queryPlannedForValues("EXPLAIN \(sql)", parameters).first!.decode(0)
+        let line: String = try connection.queryPlannedForValues("EXPLAIN \(statement)").first.map { try $0.decode(0) } ?? ""
         guard let range = line.range(of: " rows="), let value = Int(line[range.upperBound...].prefix { $0.isNumber }) else {
             throw PostgresError(message: "no row estimate in \(line)")
         }

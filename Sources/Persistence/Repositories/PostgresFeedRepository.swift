@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 import Synchronization
 
 /// ``FeedRepository`` over `posts`, the per-day `feed_ranks` order and the counters that
@@ -8,15 +9,21 @@ import Synchronization
 /// The unfiltered default feed (any category) reads the day's order from an index and
 /// takes its total from counters: no per-request hashing or counting of open posts.
 /// Filtered feeds (search, status, date range, influencer) match small sets and count them.
-public final class PostgresFeedRepository: FeedRepository {
-    private let pool: PostgresPool
+public struct PostgresFeedRepository: FeedRepository {
+    /// What every request's copy shares: the prepared days, the search statistics.
+    private final class Shared: Sendable {
+        /// Days whose order exists, with the primary's position once it did: a replica
+        /// serves a day's pages only when it has replayed that far (a day prepared a moment
+        /// ago by this request is not on a lagging replica yet).
+        let preparedDays = Mutex<[KoreaDay: WALPosition]>([:])
+        let searchStatistics = SearchStatistics()
+    }
+
+    private let pool: ScopedPool
     /// Pages and counts: a replica when one is healthy and has the caller's writes.
-    private let reads: any ReadPoolSource
-    /// Days whose order exists, with the primary's position once it did: a replica serves a
-    /// day's pages only when it has replayed that far (a day prepared a moment ago by this
-    /// request is not on a lagging replica yet).
-    private let preparedDays = Mutex<[KoreaDay: WALPosition]>([:])
-    let searchStatistics = SearchStatistics()
+    private let reads: ScopedReads
+    private let shared: Shared
+    var searchStatistics: SearchStatistics { shared.searchStatistics }
 
     /// Open posts ranked per step of building a day's order (migration 0026). Post writes
     /// wait for at most one step: at 1 M posts a step of 2,000 averaged 60–75 ms, and the
@@ -24,25 +31,34 @@ public final class PostgresFeedRepository: FeedRepository {
     private let buildBatch: Int
 
     public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil, buildBatch: Int = 2_000) {
-        self.reads = reads ?? pool
-        self.pool = pool
+        self.reads = ScopedReads(reads ?? pool)
+        self.pool = ScopedPool(pool)
+        self.shared = Shared()
         self.buildBatch = buildBatch
     }
+
+    private init(copying other: PostgresFeedRepository, scope: RequestScope) {
+        pool = other.pool.scoped(scope)
+        reads = other.reads.scoped(scope)
+        shared = other.shared
+        buildBatch = other.buildBatch
+    }
+
+    public func scoped(_ scope: RequestScope) -> PostgresFeedRepository { PostgresFeedRepository(copying: self, scope: scope) }
 
     /// Builds the day's order step by step (each its own short transaction) until it is
     /// complete; steps of other instances, or of a build a crash cut short, are continued.
     public func prepare(day: KoreaDay) async throws {
-        if preparedDays.withLock({ $0[day] != nil }) { return }
+        if shared.preparedDays.withLock({ $0[day] != nil }) { return }
         var complete = false
         while !complete {
             complete = try await pool.statement { connection in
-                try connection.query("SELECT feed_day_build_step($1::date, $2, $3)",
-                                     [day.description, day.start, self.buildBatch])[0].decode(0)
+                try connection.query("SELECT feed_day_build_step(\(day.description)::date, \(day.start), \(self.buildBatch))")[0].decode(0)
             }
         }
         // After the commit: a position taken inside the transaction precedes its commit record.
         let position = try await pool.statement { try $0.walInsertPosition() }
-        preparedDays.withLock { $0[day] = position }
+        shared.preparedDays.withLock { $0[day] = position }
     }
 
     /// Deletes the older days' ranks in steps, then the days under the feed lock.
@@ -50,20 +66,19 @@ public final class PostgresFeedRepository: FeedRepository {
         var gone = false
         while !gone {
             gone = try await pool.statement { connection in
-                try connection.query("SELECT feed_days_discard_step($1::date, $2)", [day.description, self.buildBatch * 5])[0].decode(0)
+                try connection.query("SELECT feed_days_discard_step(\(day.description)::date, \(self.buildBatch * 5))")[0].decode(0)
             }
         }
-        preparedDays.withLock { $0 = $0.filter { $0.key >= day } }
+        shared.preparedDays.withLock { $0 = $0.filter { $0.key >= day } }
     }
 
     public func tightenWindowBounds() async throws -> Bool {
-        try await pool.statement { connection in try connection.query(sql: "SELECT post_window_bounds_tighten()").single().decode(0) }
+        try await pool.statement { connection in try connection.query("SELECT post_window_bounds_tighten()").single().decode(0) }
     }
 
     public func page(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?) async throws -> FeedPage {
-        let dayPosition = preparedDays.withLock { $0[day] }
-        let after = [ReadConsistency.after, dayPosition].compactMap { $0 }.max()
-        return try await ReadConsistency.$after.withValue(after) { reads.readPool() }.withConnection { connection in
+        let dayPosition = shared.preparedDays.withLock { $0[day] }
+        return try await reads.readPool(alsoAfter: dayPosition).withConnection { connection in
             if let tag = query.hashtag { return try Self.hashtagPage(query, tag: tag, viewer: viewer, connection) }
             if query.sort == .default && query.search == nil && query.status == nil && query.dateRange == nil && query.influencer == nil {
                 return try Self.dailyOrder(query, day: day, viewer: viewer, connection)
@@ -79,9 +94,9 @@ public final class PostgresFeedRepository: FeedRepository {
                 SELECT c.id, c.name, cc.post_count, o.open_count
                 FROM categories c
                 JOIN category_post_counts cc ON cc.category_id = c.id
-                JOIN open_post_counts($1::date, $2, $3) o ON o.category_id = c.id
+                JOIN open_post_counts(\(day.description)::date, \(day.start), \(now)) o ON o.category_id = c.id
                 ORDER BY c.sort_order
-                """, [day.description, day.start, now]).map { row in
+                """).map { row in
                 CategoryCount(category: Category(id: CategoryID(rawValue: try row.decode(0)), name: try row.decode(1)),
                               postCount: try row.decode(2), openPostCount: try row.decode(3))
             }
@@ -94,51 +109,43 @@ public final class PostgresFeedRepository: FeedRepository {
         // One statement: the total from counters and the page's posts; an empty page still
         // returns the total. Texts differ by category (rather than a nullable parameter) so
         // each has its own plan.
-        var totals = "category_post_counts"
-        let page: String
-        var parameters: [any PostgresEncodable]
+        let category = query.category?.rawValue
+        let totals: SQL = "category_post_counts" + (category.map { " WHERE category_id = \($0)" } ?? "")
+        let page: SQL
         if query.page == 1 {
             // The first page (what the app opens with): the day's first posts by rank, then
             // the newest closed ones if the open section is short, with LIMIT written into
             // the text, so one plain plan serves every request.
-            parameters = [day.description, day.start, viewer?.rawValue]
-            var open = "", closed = ""
-            if let id = query.category?.rawValue {
-                parameters.append(id)
-                (open, closed) = (" AND f.category_id = $4", " AND x.category_id = $4")
-                totals += " WHERE category_id = $4"
-            }
+            let open: SQL = category.map { " AND f.category_id = \($0)" } ?? ""
+            let closed: SQL = category.map { " AND x.category_id = \($0)" } ?? ""
             page = """
                 (SELECT u.post_id, u.section, u.ordinal FROM (
                     (SELECT r.post_id, 0 AS section, row_number() OVER (ORDER BY r.rank, r.post_id) AS ordinal
-                     FROM (SELECT f.post_id, f.rank FROM feed_ranks f WHERE f.day = $1::date\(open)
-                           ORDER BY f.rank, f.post_id LIMIT \(query.limit)) r)
+                     FROM (SELECT f.post_id, f.rank FROM feed_ranks f WHERE f.day = \(day.description)::date\(open)
+                           ORDER BY f.rank, f.post_id LIMIT \(raw: query.limit)) r)
                     UNION ALL
                     (SELECT r.id, 1, row_number() OVER (ORDER BY r.group_buying_end DESC, r.id DESC)
-                     FROM (SELECT x.id, x.group_buying_end FROM posts x WHERE x.group_buying_end < $2\(closed)
-                           ORDER BY x.group_buying_end DESC, x.id DESC LIMIT \(query.limit)) r)) u
-                 ORDER BY u.section, u.ordinal LIMIT \(query.limit)) r
+                     FROM (SELECT x.id, x.group_buying_end FROM posts x WHERE x.group_buying_end < \(day.start)\(closed)
+                           ORDER BY x.group_buying_end DESC, x.id DESC LIMIT \(raw: query.limit)) r)) u
+                 ORDER BY u.section, u.ordinal LIMIT \(raw: query.limit)) r
                 """
         } else {
             // Deeper pages: feed_default_page (migration 0007) cuts the page behind a
             // function declared to return 20 rows, so the join keeps one plan for every OFFSET.
-            parameters = [day.description, day.start, viewer?.rawValue, (query.page - 1) * query.limit, query.limit]
-            var category = "NULL::text"
-            if let id = query.category?.rawValue {
-                parameters.append(id)
-                category = "$6"
-                totals += " WHERE category_id = $6"
-            }
-            page = "(SELECT post_id, 0 AS section, ordinal FROM feed_default_page($1::date, $2, \(category), $4, $5)) r"
+            let filter: SQL = category.map { "\($0)" } ?? "NULL::text"
+            page = """
+                (SELECT post_id, 0 AS section, ordinal
+                 FROM feed_default_page(\(day.description)::date, \(day.start), \(filter), \((query.page - 1) * query.limit), \(query.limit))) r
+                """
         }
         let rows = try connection.query("""
-            SELECT t.total, \(PostRows.columns(viewer: 3))
+            SELECT t.total, \(PostRows.columns(viewer: viewer))
             FROM (SELECT COALESCE(sum(post_count), 0)::int AS total FROM \(totals)) t
             LEFT JOIN (\(page)
                        JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id
                        JOIN categories c ON c.id = p.category_id) ON true
             ORDER BY r.section, r.ordinal
-            """, parameters)
+            """)
         var total = 0
         var items: [Post] = []
         for row in rows {
@@ -157,14 +164,14 @@ public final class PostgresFeedRepository: FeedRepository {
     private static func hashtagPage(_ query: FeedQuery, tag: String, viewer: UserID?, _ connection: PostgresConnection) throws -> FeedPage {
         let offset = (query.page - 1) * query.limit
         let rows = try connection.query("""
-            SELECT t.total, \(PostRows.columns(viewer: 2))
-            FROM (SELECT COALESCE((SELECT posts FROM hashtag_counts WHERE tag = $1), 0) AS total) t
-            LEFT JOIN ((SELECT h.post_id, h.posted_at FROM post_hashtags h WHERE h.tag = $1
-                        ORDER BY h.posted_at DESC, h.post_id DESC OFFSET $3 LIMIT \(query.limit)) r
+            SELECT t.total, \(PostRows.columns(viewer: viewer))
+            FROM (SELECT COALESCE((SELECT posts FROM hashtag_counts WHERE tag = \(tag)), 0) AS total) t
+            LEFT JOIN ((SELECT h.post_id, h.posted_at FROM post_hashtags h WHERE h.tag = \(tag)
+                        ORDER BY h.posted_at DESC, h.post_id DESC OFFSET \(offset) LIMIT \(raw: query.limit)) r
                        JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id
                        JOIN categories c ON c.id = p.category_id) ON true
             ORDER BY r.posted_at DESC, r.post_id DESC
-            """, [tag, viewer?.rawValue, offset])
+            """)
         var total = 0
         var items: [Post] = []
         for row in rows {
@@ -192,10 +199,10 @@ public final class PostgresFeedRepository: FeedRepository {
         var sql = Self.conditions(query, now: now, windows: windows)
         let matches = sql
         if query.sort == .latest, let posted = windows?.postedRange(query, now: now) {
-            if let earliest = posted.earliest { sql.imply("p.posted_at >= \(sql.bind(earliest))") }
-            if let latest = posted.latest { sql.imply("p.posted_at <= \(sql.bind(latest))") }
+            if let earliest = posted.earliest { sql.imply("p.posted_at >= \(earliest)") }
+            if let latest = posted.latest { sql.imply("p.posted_at <= \(latest)") }
         }
-        let total: String
+        let total: SQL
         var plan: SearchPlan?
         // Counted up to the bound (past it, an estimate): a walked search or a filter no
         // counter keeps. Exact: a search's matches read through the index, or counters.
@@ -209,9 +216,9 @@ public final class PostgresFeedRepository: FeedRepository {
             // the bound otherwise. Counting needs no joins: every condition is on posts, and
             // the foreign keys are NOT NULL (joined, closed posts took 345 ms to count on
             // 1 M posts; alone, 86 ms).
-            let counters = Self.counterTotal(query, day: day, now: now, sql: &sql)
+            let counters = Self.counterTotal(query, day: day, now: now)
             bounded = counters == nil
-            total = counters ?? "(SELECT count(*)::int FROM (SELECT FROM posts p \(matches.matching.whereClause) LIMIT \(bound + 1)) x)"
+            total = counters ?? "(SELECT count(*)::int FROM (SELECT FROM posts p \(matches.matching.whereClause) LIMIT \(raw: bound + 1)) x)"
         }
         func read(_ read: SearchRead?) throws -> [PostgresRow] {
             try page(query, day: day, viewer: viewer, offset: offset, total: read?.readsMatches == false ? "NULL::int" : total,
@@ -248,12 +255,7 @@ public final class PostgresFeedRepository: FeedRepository {
             // An empty page (past the end) carries no row to read the total from.
             count = try counted ?? Self.searchCount(matches, bound: nil, connection)
         } else {
-            var counters = FeedSQL()
-            if let counted = Self.counterTotal(query, day: day, now: now, sql: &counters) {
-                count = try connection.query("SELECT \(counted)", counters.parameters).first!.decode(0)
-            } else {
-                count = try connection.query("SELECT \(total)", matches.parameters).first!.decode(0)
-            }
+            count = try connection.query("SELECT \(Self.counterTotal(query, day: day, now: now) ?? total)").single().decode(0)
         }
         var exact = true
         if bounded && count > bound {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// ``IdempotencyStore`` over `idempotency_keys` (migration 0017).
 public struct PostgresIdempotencyStore: IdempotencyStore {
@@ -19,16 +20,16 @@ public struct PostgresIdempotencyStore: IdempotencyStore {
         // The request as bytes: method, path and body, hashed by PostgreSQL (32 bytes stored).
         let fingerprint = PostgresBytes(Array("\(request.method) \(request.path)\n".utf8) + Array(request.body))
         return try await pool.transaction { connection in
-            try connection.execute(sql: """
+            try connection.execute("""
                 DELETE FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)
                   AND (created_at < \(now.addingTimeInterval(-Self.lifetime)) OR (status IS NULL AND created_at < \(now.addingTimeInterval(-Self.abandonedAfter))))
                 """)
-            let claimed = try connection.execute(sql: """
+            let claimed = try connection.execute("""
                 INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(user.rawValue), \(key), sha256(\(fingerprint)::bytea), \(now))
                 ON CONFLICT (user_id, key) DO NOTHING
                 """)
             if claimed == 1 { return .claimed }
-            guard let row = try connection.query(sql: """
+            guard let row = try connection.query("""
                 SELECT request_hash = sha256(\(fingerprint)::bytea), status, response_body FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)
                 """).first else { return .inProgress }
             guard try row.decode(0, as: Bool.self) else { return .mismatch }
@@ -39,7 +40,7 @@ public struct PostgresIdempotencyStore: IdempotencyStore {
 
     public func record(user: UserID, key: String, answer: StoredAnswer) async throws {
         try await pool.statement { connection in
-            try connection.execute(sql: """
+            try connection.execute("""
                 UPDATE idempotency_keys SET status = \(answer.status), response_body = \(String(decoding: answer.body, as: UTF8.self))
                 WHERE user_id = \(user.rawValue) AND key = \(key)
                 """)
@@ -48,14 +49,14 @@ public struct PostgresIdempotencyStore: IdempotencyStore {
 
     public func release(user: UserID, key: String) async throws {
         try await pool.statement { connection in
-            try connection.execute("DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND status IS NULL", [user.rawValue, key])
+            try connection.execute("DELETE FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key) AND status IS NULL")
         }
     }
 
     /// Deletes keys past their lifetime; returns how many.
     public func prune(now: Date) async throws -> Int {
         try await pool.statement { connection in
-            try connection.execute("DELETE FROM idempotency_keys WHERE created_at < $1", [now.addingTimeInterval(-Self.lifetime)])
+            try connection.execute("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-Self.lifetime))")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// Upserts import rows by natural key: influencers by username, posts by the
 /// de-duplication rule (influencer, product, window). Re-importing a file changes nothing.
@@ -41,15 +42,13 @@ public struct PostgresImporter: ContentIngest {
     public func knownPosts(instagramPostIDs: [String]) async throws -> Set<String> {
         guard !instagramPostIDs.isEmpty else { return [] }
         return try await pool.statement { connection in
-            Set(try connection.query("SELECT DISTINCT instagram_post_id FROM posts WHERE instagram_post_id = ANY($1::text[])",
-                                     [PostgresTextArray(instagramPostIDs)]).map { try $0.decode(0, as: String.self) })
+            Set(try connection.query("SELECT DISTINCT instagram_post_id FROM posts WHERE instagram_post_id = ANY(\(PostgresTextArray(instagramPostIDs))::text[])").map { try $0.decode(0, as: String.self) })
         }
     }
 
     public func influencerUsernames(after: String?, limit: Int) async throws -> [String] {
         try await pool.statement { connection in
-            try connection.query("SELECT username FROM influencers WHERE username > $1 ORDER BY username LIMIT $2",
-                                 [after ?? "", limit]).map { try $0.decode(0, as: String.self) }
+            try connection.query("SELECT username FROM influencers WHERE username > \(after ?? "") ORDER BY username LIMIT \(limit)").map { try $0.decode(0, as: String.self) }
         }
     }
 
@@ -124,7 +123,7 @@ public struct PostgresImporter: ContentIngest {
         }
         for position in moved { outcomes[position] = .updated }
         // The last row of a file wins when it repeats a post; earlier repeats count as unchanged.
-        for row in try connection.query(sql: """
+        for row in try connection.query("""
             WITH latest AS (
                 SELECT DISTINCT ON (ip.influencer_id, ip.product_name, ip.starts, ip.ends) ip.*
                 FROM import_posts ip WHERE ip.influencer_id IS NOT NULL

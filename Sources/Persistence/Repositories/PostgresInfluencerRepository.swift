@@ -1,59 +1,62 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// ``InfluencerRepository`` over `influencers`.
 public struct PostgresInfluencerRepository: InfluencerRepository {
     /// Profiles and the search: a replica when one is healthy and has the caller's writes.
-    private let reads: any ReadPoolSource
+    private var reads: ScopedReads
 
     public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil) {
-        self.reads = reads ?? pool
+        self.reads = ScopedReads(reads ?? pool)
     }
 
-    /// The profile columns; `parameter` is the number of the viewer's parameter (for
-    /// `is_followed`, one primary-key probe).
-    static func columns(viewer parameter: Int) -> String {
+    public func scoped(_ scope: RequestScope) -> PostgresInfluencerRepository {
+        var copy = self
+        copy.reads = reads.scoped(scope)
+        return copy
+    }
+
+    /// The profile columns for `viewer` (`is_followed`, one primary-key probe).
+    static func columns(viewer: UserID?) -> SQL {
         """
         i.id, i.username, i.full_name, i.profile_pic_url, i.external_url, i.biography, i.followers_count, i.category_id,
         (SELECT count(*)::int FROM posts p WHERE p.influencer_id = i.id), i.app_followers_count,
-        COALESCE((SELECT true FROM follows f WHERE f.user_id = $\(parameter)::uuid AND f.influencer_id = i.id), false)
+        COALESCE((SELECT true FROM follows f WHERE f.user_id = \(viewer?.rawValue)::uuid AND f.influencer_id = i.id), false)
         """
     }
 
     public func search(_ search: String?, viewer: UserID?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile> {
         try await reads.readPool().withConnection { connection in
-            var parameters: [any PostgresEncodable] = []
-            var matches = ""
+            var matches: SQL = ""
             if let search {
                 // The grams of migration 0013, as the feed's search (see FeedSQL.search),
                 // planned for the term: `a` matches 20 k of 30 k influencers, `김민` a few.
-                parameters = [search, "%" + FeedSQL.escapeLike(search) + "%"]
+                let pattern = "%" + FeedSQL.escapeLike(search) + "%"
                 matches = """
-                    WHERE i.search_grams @> search_term_grams($1)
-                      AND (search_term_exact($1) OR lower(i.username) LIKE lower($2) ESCAPE '\\' OR lower(i.full_name) LIKE lower($2) ESCAPE '\\')
+                    WHERE i.search_grams @> search_term_grams(\(search))
+                      AND (search_term_exact(\(search)) OR lower(i.username) LIKE lower(\(pattern)) ESCAPE '\\' OR lower(i.full_name) LIKE lower(\(pattern)) ESCAPE '\\')
                     """
             }
-            let counted = parameters
             let run = search == nil ? connection.query : connection.queryPlannedForValues
             // The page's ids first, then their columns: in one query the post-count subquery
             // ran for every skipped row too (page 500: 119 ms on 30,000 influencers). The
             // total rides along; an empty page (past the end) counts on its own.
             let rows = try run("""
-                SELECT (SELECT count(*)::int FROM influencers i \(matches)), \(Self.columns(viewer: parameters.count + 3)) FROM (
-                    SELECT i.id FROM influencers i \(matches) ORDER BY i.followers_count DESC, i.id OFFSET $\(parameters.count + 1) LIMIT $\(parameters.count + 2)
+                SELECT (SELECT count(*)::int FROM influencers i \(matches)), \(Self.columns(viewer: viewer)) FROM (
+                    SELECT i.id FROM influencers i \(matches) ORDER BY i.followers_count DESC, i.id OFFSET \(offset) LIMIT \(limit)
                 ) page JOIN influencers i ON i.id = page.id
                 ORDER BY i.followers_count DESC, i.id
-                """, parameters + [offset, limit, viewer?.rawValue])
+                """)
             let items = try rows.map { try Self.decode($0, from: 1) }
-            let total = try rows.first?.decode(0, as: Int.self)
-                ?? run("SELECT count(*)::int FROM influencers i \(matches)", counted).first!.decode(0)
+            let total = try rows.first?.decode(0, as: Int.self) ?? run("SELECT count(*)::int FROM influencers i \(matches)").single().decode(0)
             return Page(items: items, total: total)
         }
     }
 
     public func influencer(id: InfluencerID, viewer: UserID?) async throws -> InfluencerProfile? {
         try await reads.readPool().withConnection { connection in
-            try connection.query("SELECT \(Self.columns(viewer: 2)) FROM influencers i WHERE i.id = $1", [id.rawValue, viewer?.rawValue])
+            try connection.query("SELECT \(Self.columns(viewer: viewer)) FROM influencers i WHERE i.id = \(id.rawValue)")
                 .first.map { try Self.decode($0, from: 0) }
         }
     }

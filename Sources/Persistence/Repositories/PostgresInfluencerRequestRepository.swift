@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// ``InfluencerRequestRepository`` over `influencer_requests` (migration 0021).
 public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
@@ -26,20 +27,20 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
     /// or more (and was not rejected by an admin) is taken over by this requester.
     public func submit(username: String, by user: UserID, openLimit: Int, retryAfter: TimeInterval) async throws -> (request: InfluencerRequest, created: Bool) {
         try await pool.transaction { connection in
-            guard try connection.query("SELECT 1 FROM influencers WHERE username = $1", [username]).first == nil else {
+            guard try connection.query("SELECT 1 FROM influencers WHERE username = \(username)").first == nil else {
                 throw DomainError.conflict("influencer")
             }
-            let existing = "SELECT \(Self.columns) FROM influencer_requests r WHERE r.username = $1"
             let stale = try connection.query("""
                 SELECT r.id FROM influencer_requests r
-                WHERE r.username = $1 AND r.status = 'failed' AND r.reason NOT IN ('rejected', 'invalid_username') AND r.updated_at <= now() - $2 * interval '1 second'
-                """, [username, retryAfter]).first
-            if stale == nil, let row = try connection.query(existing, [username]).first { return (try Self.decode(row), false) }
-            guard try connection.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [user.rawValue]).first != nil else {
+                WHERE r.username = \(username) AND r.status = 'failed' AND r.reason NOT IN ('rejected', 'invalid_username') AND r.updated_at <= now() - \(retryAfter) * interval '1 second'
+                """).first
+            let existing: SQL = "SELECT \(unescaped: Self.columns) FROM influencer_requests r WHERE r.username = \(username)"
+            if stale == nil, let row = try connection.query(existing).first { return (try Self.decode(row), false) }
+            guard try connection.query("SELECT 1 FROM users WHERE id = \(user.rawValue) FOR UPDATE").first != nil else {
                 throw DomainError.notFound("user")
             }
             let open: Int = try connection.query(
-                "SELECT count(*)::int FROM influencer_requests WHERE requested_by = $1 AND status = 'processing'", [user.rawValue]).first!.decode(0)
+                "SELECT count(*)::int FROM influencer_requests WHERE requested_by = \(user.rawValue) AND status = 'processing'").single().decode(0)
             guard open < openLimit else {
                 throw DomainError.limitReached("influencer_request", message: "At most \(openLimit) requests may be processing at once; wait for one to finish.")
             }
@@ -47,39 +48,39 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
                 // Still failed and stale under the row lock: another submission may have reopened it meanwhile.
                 if let row = try connection.query("""
                     UPDATE influencer_requests r SET status = 'processing', reason = NULL, attempts = 0, next_attempt_at = now(),
-                           leased_until = NULL, requested_by = $2, updated_at = now()
-                    WHERE r.id = $1 AND r.status = 'failed' AND r.reason <> 'rejected' AND r.updated_at <= now() - $3 * interval '1 second'
-                    RETURNING \(Self.columns)
-                    """, [try stale.decode(0, as: Int.self), user.rawValue, retryAfter]).first {
+                           leased_until = NULL, requested_by = \(user.rawValue), updated_at = now()
+                    WHERE r.id = \(try stale.decode(0, as: Int.self)) AND r.status = 'failed' AND r.reason <> 'rejected' AND r.updated_at <= now() - \(retryAfter) * interval '1 second'
+                    RETURNING \(unescaped: Self.columns)
+                    """).first {
                     return (try Self.decode(row), true)
                 }
-                return (try Self.decode(try connection.query(existing, [username]).first!), false)
+                return (try Self.decode(try connection.query(existing).single()), false)
             }
             // Another request for the name may have committed since the look above.
             if let row = try connection.query("""
-                INSERT INTO influencer_requests (username, requested_by) VALUES ($1, $2) ON CONFLICT (username) DO NOTHING
+                INSERT INTO influencer_requests (username, requested_by) VALUES (\(username), \(user.rawValue)) ON CONFLICT (username) DO NOTHING
                 RETURNING id, username, status, reason, influencer_id, attempts, created_at
-                """, [username, user.rawValue]).first {
+                """).first {
                 return (try Self.decode(row), true)
             }
-            return (try Self.decode(try connection.query(existing, [username]).first!), false)
+            return (try Self.decode(try connection.query(existing).single()), false)
         }
     }
 
     public func requests(of user: UserID, offset: Int, limit: Int) async throws -> Page<InfluencerRequest> {
-        try await page(where: "r.requested_by = $1", [user.rawValue], offset: offset, limit: limit)
+        try await page(where: "r.requested_by = \(user.rawValue)", offset: offset, limit: limit)
     }
 
     public func requests(status: InfluencerRequest.Status?, offset: Int, limit: Int) async throws -> Page<InfluencerRequest> {
-        try await page(where: "($1::text IS NULL OR r.status = $1)", [status?.rawValue], offset: offset, limit: limit)
+        try await page(where: "(\(status?.rawValue)::text IS NULL OR r.status = \(status?.rawValue))", offset: offset, limit: limit)
     }
 
-    private func page(where condition: String, _ parameters: [any PostgresEncodable], offset: Int, limit: Int) async throws -> Page<InfluencerRequest> {
+    private func page(where condition: SQL, offset: Int, limit: Int) async throws -> Page<InfluencerRequest> {
         try await pool.withConnection { connection in
-            let total: Int = try connection.query("SELECT count(*)::int FROM influencer_requests r WHERE \(condition)", parameters).first!.decode(0)
+            let total: Int = try connection.query("SELECT count(*)::int FROM influencer_requests r WHERE \(condition)").single().decode(0)
             let items = try connection.query("""
-                SELECT \(Self.columns) FROM influencer_requests r WHERE \(condition) ORDER BY r.created_at DESC, r.id DESC OFFSET $2 LIMIT $3
-                """, parameters + [offset, limit]).map(Self.decode)
+                SELECT \(unescaped: Self.columns) FROM influencer_requests r WHERE \(condition) ORDER BY r.created_at DESC, r.id DESC OFFSET \(offset) LIMIT \(limit)
+                """).map(Self.decode)
             return Page(items: items, total: total)
         }
     }
@@ -87,49 +88,47 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
     public func request(idOrUsername: String) async throws -> InfluencerRequest? {
         try await pool.withConnection { connection in
             if let id = Int(idOrUsername) {
-                return try connection.query("SELECT \(Self.columns) FROM influencer_requests r WHERE r.id = $1", [id]).first.map(Self.decode)
+                return try connection.query("SELECT \(unescaped: Self.columns) FROM influencer_requests r WHERE r.id = \(id)").first.map(Self.decode)
             }
-            return try connection.query("SELECT \(Self.columns) FROM influencer_requests r WHERE r.username = lower($1)",
-                                        [idOrUsername]).first.map(Self.decode)
+            return try connection.query("SELECT \(unescaped: Self.columns) FROM influencer_requests r WHERE r.username = lower(\(idOrUsername))").first.map(Self.decode)
         }
     }
 
     public func claimDue(limit: Int, lease: TimeInterval, now: Date) async throws -> [InfluencerRequest] {
         try await pool.statement { connection in
             try connection.query("""
-                UPDATE influencer_requests r SET leased_until = $2, attempts = r.attempts + 1, updated_at = $1
+                UPDATE influencer_requests r SET leased_until = \(now.addingTimeInterval(lease)), attempts = r.attempts + 1, updated_at = \(now)
                 WHERE r.id IN (SELECT id FROM influencer_requests
-                               WHERE status = 'processing' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until < $1)
-                               ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-                RETURNING \(Self.columns)
-                """, [now, now.addingTimeInterval(lease), limit]).map(Self.decode)
+                               WHERE status = 'processing' AND next_attempt_at <= \(now) AND (leased_until IS NULL OR leased_until < \(now))
+                               ORDER BY next_attempt_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING \(unescaped: Self.columns)
+                """).map(Self.decode)
         }
     }
 
     public func approve(id: Int, profile: InstagramProfile) async throws -> InfluencerRequest? {
         try await pool.transaction { connection in
-            guard let row = try connection.query("SELECT username FROM influencer_requests WHERE id = $1 AND status <> 'approved' FOR UPDATE",
-                                                 [id]).first else { return nil }
+            guard let row = try connection.query("SELECT username FROM influencer_requests WHERE id = \(id) AND status <> 'approved' FOR UPDATE").first else { return nil }
             var profile = profile
             profile.username = try row.decode(0)
             // Written as every door writes influencers (a renamed account keeps its influencer);
             // when the account and the name are two influencers' already, the name's is kept.
             let written = try InfluencerUpsert.write(profile, category: nil, connection).id
-            guard let influencer = try written ?? connection.query(sql: "SELECT id FROM influencers WHERE username = \(profile.username)").first?.decode(0, as: Int.self)
+            guard let influencer = try written ?? connection.query("SELECT id FROM influencers WHERE username = \(profile.username)").first?.decode(0, as: Int.self)
             else { throw DomainError.conflict("influencer") }
             return try connection.query("""
-                UPDATE influencer_requests r SET status = 'approved', reason = NULL, influencer_id = $2, leased_until = NULL, updated_at = now()
-                WHERE r.id = $1 RETURNING \(Self.columns)
-                """, [id, influencer]).first.map(Self.decode)
+                UPDATE influencer_requests r SET status = 'approved', reason = NULL, influencer_id = \(influencer), leased_until = NULL, updated_at = now()
+                WHERE r.id = \(id) RETURNING \(unescaped: Self.columns)
+                """).first.map(Self.decode)
         }
     }
 
     public func fail(id: Int, reason: InfluencerRequest.Failure) async throws -> InfluencerRequest? {
         try await pool.statement { connection in
             try connection.query("""
-                UPDATE influencer_requests r SET status = 'failed', reason = $2, leased_until = NULL, updated_at = now()
-                WHERE r.id = $1 AND r.status = 'processing' RETURNING \(Self.columns)
-                """, [id, reason.rawValue]).first.map(Self.decode)
+                UPDATE influencer_requests r SET status = 'failed', reason = \(reason.rawValue), leased_until = NULL, updated_at = now()
+                WHERE r.id = \(id) AND r.status = 'processing' RETURNING \(unescaped: Self.columns)
+                """).first.map(Self.decode)
         }
     }
 
@@ -138,28 +137,28 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
             try connection.query("""
                 UPDATE influencer_requests r SET status = 'processing', reason = NULL, attempts = 0, next_attempt_at = now(),
                        leased_until = NULL, updated_at = now()
-                WHERE r.id = $1 AND r.status <> 'approved' RETURNING \(Self.columns)
-                """, [id]).first.map(Self.decode)
+                WHERE r.id = \(id) AND r.status <> 'approved' RETURNING \(unescaped: Self.columns)
+                """).first.map(Self.decode)
         }
     }
 
     public func recordInvalid(username: String, by user: UserID) async throws -> InfluencerRequest {
         try await pool.statement { connection in
             if let row = try connection.query("""
-                INSERT INTO influencer_requests (username, requested_by, status, reason) VALUES ($1, $2, 'failed', 'invalid_username')
-                ON CONFLICT (username) DO NOTHING RETURNING \(Self.columns.replacingOccurrences(of: "r.", with: ""))
-                """, [username, user.rawValue]).first {
+                INSERT INTO influencer_requests (username, requested_by, status, reason) VALUES (\(username), \(user.rawValue), 'failed', 'invalid_username')
+                ON CONFLICT (username) DO NOTHING RETURNING \(unescaped: Self.columns.replacingOccurrences(of: "r.", with: ""))
+                """).first {
                 return try Self.decode(row)
             }
-            return try Self.decode(try connection.query("SELECT \(Self.columns) FROM influencer_requests r WHERE r.username = $1", [username]).first!)
+            return try Self.decode(try connection.query("SELECT \(unescaped: Self.columns) FROM influencer_requests r WHERE r.username = \(username)").single())
         }
     }
 
     public func retry(id: Int, at: Date) async throws {
         try await pool.statement { connection in
             try connection.execute("""
-                UPDATE influencer_requests SET next_attempt_at = $2, leased_until = NULL, updated_at = now() WHERE id = $1 AND status = 'processing'
-                """, [id, at])
+                UPDATE influencer_requests SET next_attempt_at = \(at), leased_until = NULL, updated_at = now() WHERE id = \(id) AND status = 'processing'
+                """)
         }
     }
 }

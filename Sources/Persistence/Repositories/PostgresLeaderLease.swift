@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// ``LeaderLease`` as a row of `job_leader` (migration 0025), timed by the database's
 /// clock: one upsert takes, renews or refuses, so two instances racing for an expired lease
@@ -17,18 +18,18 @@ public struct PostgresLeaderLease: LeaderLease {
         try await pool.statement { connection in
             try connection.execute("""
                 INSERT INTO job_leader AS l (name, holder, since, expires_at)
-                VALUES ($1, $2, clock_timestamp(), clock_timestamp() + $3 * interval '1 second')
+                VALUES (\(name), \(holder), clock_timestamp(), clock_timestamp() + \(duration) * interval '1 second')
                 ON CONFLICT (name) DO UPDATE
                   SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
                       since = CASE WHEN l.holder = EXCLUDED.holder THEN l.since ELSE EXCLUDED.since END
                   WHERE l.holder = EXCLUDED.holder OR l.expires_at < clock_timestamp()
-                """, [name, holder, duration]) == 1
+                """) == 1
         }
     }
 
     public func release(holder: UUID) async throws {
         try await pool.statement { connection in
-            try connection.execute("DELETE FROM job_leader WHERE name = $1 AND holder = $2", [name, holder])
+            try connection.execute("DELETE FROM job_leader WHERE name = \(name) AND holder = \(holder)")
         }
     }
 }

@@ -1,14 +1,16 @@
+import Codecs
 import Domain
 import Foundation
+import PostgresDriver
 import Synchronization
 
 /// ``PostRepository`` and ``LikeRepository`` over `posts` and `likes`. A like's count moves
 /// in a fold right after its batch commits (migration 0034); every other change of likes
 /// moves it by the `likes` triggers in the same transaction as the like rows.
 public struct PostgresPostRepository: PostRepository, LikeRepository {
-    private let pool: PostgresPool
+    private var pool: ScopedPool
     /// A post and the Top 10: a replica when one is healthy and has the caller's writes.
-    private let reads: any ReadPoolSource
+    private var reads: ScopedReads
     private let rankings: RankingCache
     private let likes: LikeBatches
 
@@ -17,34 +19,42 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     /// `is_liked` are read fresh on every request, so a liker sees their own like at once
     /// and others see a ranking at most `top10TTL` old.
     public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil, top10TTL: TimeInterval = 10) {
-        self.reads = reads ?? pool
-        self.pool = pool
+        self.reads = ScopedReads(reads ?? pool)
+        self.pool = ScopedPool(pool)
         self.rankings = RankingCache(ttl: top10TTL)
         self.likes = LikeBatches { [pool] post, likes in
             // A batch's likes and their delta commit (with the standby) holding no post row,
             // then the count is folded in a transaction that does not wait; a lone like of a
             // free post counts itself in one statement (migration 0034).
             try await pool.statement(maxAttempts: 5) { connection in
-                let row = try connection.query(sql: """
+                let row = try connection.query("""
                     SELECT counted, value FROM set_likes(
-                        \(post.rawValue), \("{" + likes.map(\.user.rawValue.lowercasedText).joined(separator: ",") + "}")::uuid[],
-                        \("{" + likes.map { $0.liked ? "t" : "f" }.joined(separator: ",") + "}")::boolean[], \(likes.count == 1))
-                    """).first!
+                        \(post.rawValue), \(PostgresTextArray(likes.map(\.user.rawValue.lowercasedText)))::uuid[],
+                        \(PostgresTextArray(likes.map { $0.liked ? "t" : "f" }))::boolean[], \(likes.count == 1))
+                    """).single()
                 guard let counted = try row.decode(0, as: Bool?.self) else { return nil }
                 if counted { return try row.decode(1, as: Int.self) }
-                return try connection.query(sql: "SELECT fold_likes(\(post.rawValue))").first!.decode(0, as: Int?.self)
+                return try connection.query("SELECT fold_likes(\(post.rawValue))").single().decode(0, as: Int?.self)
             }
         }
     }
 
+    /// Reads for the request; likes and writes are the request's own, whoever waits.
+    public func scoped(_ scope: RequestScope) -> PostgresPostRepository {
+        var copy = self
+        copy.reads = reads.scoped(scope)
+        copy.pool = pool.scoped(scope)
+        return copy
+    }
+
     public func post(id: PostID, viewer: UserID?) async throws -> Post? {
-        try await reads.readPool().read(PostRows.findSQL, PostRows.findParameters(id, viewer: viewer), decode: PostRows.found)
+        try await reads.readPool().read(PostRows.find(id, viewer: viewer), decode: PostRows.found)
     }
 
     public func create(_ post: NewPost, submittedBy: UserID, now: Date) async throws -> Post {
         try await Self.mappingPostErrors {
             try await pool.transaction { connection in
-                guard let row = try connection.query(sql: """
+                guard let row = try connection.query("""
                     INSERT INTO posts (influencer_id, product_name, price, category_id, display_url, group_buying_url,
                                        group_buying_start, group_buying_end, submitted_by, posted_at, post_url, caption, hashtags, post_type, source)
                     VALUES (\(post.influencerID.rawValue), \(post.productName), \(post.price), \(post.category.rawValue), \(post.displayURL),
@@ -66,7 +76,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
                 let (start, end, postedAt) = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
                 try PostRules.window(start: changes.groupBuyingStart ?? start, end: changes.groupBuyingEnd ?? end)
                 if let newStart = changes.groupBuyingStart { try PostRules.lead(start: newStart, postedAt: postedAt) }
-                try connection.execute(sql: """
+                try connection.execute("""
                     UPDATE posts SET product_name = COALESCE(\(changes.productName), product_name), price = COALESCE(\(changes.price), price),
                         category_id = COALESCE(\(changes.category?.rawValue), category_id),
                         group_buying_start = COALESCE(\(changes.groupBuyingStart), group_buying_start),
@@ -86,31 +96,30 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     public func delete(id: PostID, requester: UserID, isAdmin: Bool) async throws {
         try await pool.transaction { connection in
             _ = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
-            try connection.execute("DELETE FROM posts WHERE id = $1", [id.rawValue])
+            try connection.execute("DELETE FROM posts WHERE id = \(id.rawValue)")
         }
     }
 
     public func likedPosts(by user: UserID, offset: Int, limit: Int) async throws -> Page<Post> {
-        try await page(counting: "SELECT count(*) FROM likes WHERE user_id = $1", selecting: """
-            SELECT \(PostRows.columns(viewer: 1)) \(PostRows.joins) JOIN likes mine ON mine.post_id = p.id AND mine.user_id = $1
-            ORDER BY mine.created_at DESC, mine.post_id DESC OFFSET $2 LIMIT $3
-            """, user: user, offset: offset, limit: limit)
+        try await page(counting: "SELECT count(*) FROM likes WHERE user_id = \(user.rawValue)", selecting: """
+            SELECT \(PostRows.columns(viewer: user)) \(PostRows.joins) JOIN likes mine ON mine.post_id = p.id AND mine.user_id = \(user.rawValue)
+            ORDER BY mine.created_at DESC, mine.post_id DESC OFFSET \(offset) LIMIT \(limit)
+            """)
     }
 
     /// Walks `posts_submitted_by` (migration 0018) in its order.
     public func submittedPosts(by user: UserID, offset: Int, limit: Int) async throws -> Page<Post> {
-        try await page(counting: "SELECT count(*) FROM posts WHERE submitted_by = $1", selecting: """
-            SELECT \(PostRows.columns(viewer: 1)) \(PostRows.joins) WHERE p.submitted_by = $1
-            ORDER BY p.posted_at DESC, p.id DESC OFFSET $2 LIMIT $3
-            """, user: user, offset: offset, limit: limit)
+        try await page(counting: "SELECT count(*) FROM posts WHERE submitted_by = \(user.rawValue)", selecting: """
+            SELECT \(PostRows.columns(viewer: user)) \(PostRows.joins) WHERE p.submitted_by = \(user.rawValue)
+            ORDER BY p.posted_at DESC, p.id DESC OFFSET \(offset) LIMIT \(limit)
+            """)
     }
 
-    /// A page of one of `user`'s lists: `counting` and `selecting` take the user as $1,
-    /// and `selecting` the offset and limit as $2 and $3.
-    private func page(counting: String, selecting: String, user: UserID, offset: Int, limit: Int) async throws -> Page<Post> {
+    /// A page of one of a user's lists: its total (`counting`) and its posts (`selecting`).
+    private func page(counting: SQL, selecting: SQL) async throws -> Page<Post> {
         try await pool.withConnection { connection in
-            let total: Int = try connection.query(counting, [user.rawValue]).first!.decode(0)
-            let items = try connection.query(selecting, [user.rawValue, offset, limit]).map(PostRows.decode)
+            let total: Int = try connection.query(counting).single().decode(0)
+            let items = try connection.query(selecting).map(PostRows.decode)
             return Page(items: items, total: total)
         }
     }
@@ -130,21 +139,21 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         } else {
             ranked = try await reads.readPool().withConnection { connection in
                 try connection.query("""
-                    SELECT \(PostRows.columns(viewer: 4)) FROM (
+                    SELECT \(PostRows.columns(viewer: nil)) FROM (
                         SELECT p.id FROM posts p
-                        WHERE p.group_buying_start <= $1 AND p.group_buying_end >= $2 AND ($3::text IS NULL OR p.category_id = $3)
+                        WHERE p.group_buying_start <= \(now) AND p.group_buying_end >= \(now.addingTimeInterval(-7 * 86_400)) AND (\(category?.rawValue)::text IS NULL OR p.category_id = \(category?.rawValue))
                         ORDER BY p.likes_count DESC, p.posted_at DESC, p.id DESC LIMIT 10
                     ) ranked JOIN posts p ON p.id = ranked.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
                     ORDER BY p.likes_count DESC, p.posted_at DESC, p.id DESC
-                    """, [now, now.addingTimeInterval(-7 * 86_400), category?.rawValue, UUID?.none]).map(PostRows.decode)
+                    """).map(PostRows.decode)
             }
             rankings.store(ranked, for: key, now: now)
         }
         guard !ranked.isEmpty else { return [] }
         let fresh: [Int: (likes: Int, liked: Bool)] = try await reads.readPool().read("""
-            SELECT p.id, p.likes_count, EXISTS (SELECT 1 FROM likes l WHERE l.user_id = $2::uuid AND l.post_id = p.id)
-            FROM posts p WHERE p.id = ANY($1::bigint[])
-            """, ["{" + ranked.map { String($0.id.rawValue) }.joined(separator: ",") + "}", viewer?.rawValue]) { rows in
+            SELECT p.id, p.likes_count, EXISTS (SELECT 1 FROM likes l WHERE l.user_id = \(viewer?.rawValue)::uuid AND l.post_id = p.id)
+            FROM posts p WHERE p.id = ANY(\(PostgresTextArray(ranked.map { String($0.id.rawValue) }))::bigint[])
+            """) { rows in
             var fresh: [Int: (likes: Int, liked: Bool)] = [:]
             for row in rows { fresh[try row.decode(0)] = (try row.decode(1), try row.decode(2)) }
             return fresh
@@ -164,8 +173,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     /// Walks the likes' `(user_id, created_at)` order, as ``likedPosts(by:offset:limit:)`` does.
     public func likedPostIDs(by user: UserID, limit: Int) async throws -> [PostID] {
         try await pool.withConnection { connection in
-            try connection.query("SELECT post_id FROM likes WHERE user_id = $1 ORDER BY created_at DESC, post_id DESC LIMIT $2",
-                                 [user.rawValue, limit]).map { PostID(rawValue: try $0.decode(0)) }
+            try connection.query("SELECT post_id FROM likes WHERE user_id = \(user.rawValue) ORDER BY created_at DESC, post_id DESC LIMIT \(limit)").map { PostID(rawValue: try $0.decode(0)) }
         }
     }
 
@@ -174,7 +182,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     public static func foldPendingLikes(_ pool: PostgresPool) async throws -> Int {
         try await pool.statement { connection in
             try connection.query("SELECT count(fold_likes(post_id))::int FROM (SELECT DISTINCT post_id FROM post_like_deltas) pending")
-                .first!.decode(0)
+                .single().decode(0)
         }
     }
 
@@ -199,7 +207,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     private static func authorize(_ id: PostID, requester: UserID, isAdmin: Bool,
                                   _ connection: PostgresConnection) throws -> (start: Date, end: Date, postedAt: Date) {
         guard let row = try connection.query(
-            "SELECT submitted_by, group_buying_start, group_buying_end, posted_at FROM posts WHERE id = $1 FOR UPDATE", [id.rawValue]).first
+            "SELECT submitted_by, group_buying_start, group_buying_end, posted_at FROM posts WHERE id = \(id.rawValue) FOR UPDATE").first
         else { throw DomainError.notFound("post") }
         let submitter: UUID? = try row.decode(0)
         guard isAdmin || submitter == requester.rawValue else {

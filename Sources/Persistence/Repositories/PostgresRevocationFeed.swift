@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// Reads the `revoked_sessions` and `role_changes` feeds that triggers append to whenever
 /// a session ends or a user's role changes, on a connection of its own: the poll must not
@@ -24,13 +25,12 @@ public final class PostgresRevocationFeed: RevocationFeed {
         try connection.run { connection in
             // First the cursor, then the rows, each statement with its own snapshot: every
             // transaction older than the cursor had ended before the rows were read.
-            let next: String = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").first!.decode(0)
-            let bound: any PostgresEncodable = cursor ?? horizon
-            let since = cursor == nil ? "revoked_at > $1" : "tx >= $1::xid8"
-            let sessions = try connection.query("SELECT session_id FROM revoked_sessions WHERE \(since)", [bound])
+            let next: String = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").single().decode(0)
+            let since: SQL = cursor.map { "tx >= \($0)::xid8" } ?? "revoked_at > \(horizon)"
+            let sessions = try connection.query("SELECT session_id FROM revoked_sessions WHERE \(since)")
                 .map { SessionID(rawValue: try $0.decode(0)) }
-            let roleSince = cursor == nil ? "changed_at > $1" : "tx >= $1::xid8"
-            let roles = try connection.query("SELECT user_id, role, id FROM role_changes WHERE \(roleSince)", [bound])
+            let roleSince: SQL = cursor.map { "tx >= \($0)::xid8" } ?? "changed_at > \(horizon)"
+            let roles = try connection.query("SELECT user_id, role, id FROM role_changes WHERE \(roleSince)")
                 .compactMap { row -> (user: UserID, role: Role, sequence: Int)? in
                     guard let role = Role(rawValue: try row.decode(1)) else { return nil }
                     return (UserID(rawValue: try row.decode(0)), role, try row.decode(2))

@@ -1,6 +1,7 @@
 import Cryptography
 import Domain
 import Foundation
+import PostgresDriver
 
 /// ``ServiceKeyRepository`` over `service_api_keys` (migration 0030): keys kept as the
 /// SHA-256 of their text, looked up and marked used in one statement.
@@ -22,8 +23,7 @@ public struct PostgresServiceKeyRepository: ServiceKeyRepository {
         do {
             return try await pool.statement { connection in
                 try Self.decode(try connection.query(
-                    "INSERT INTO service_api_keys (name, scope, key_hash) VALUES ($1, $2, $3) RETURNING \(Self.columns)",
-                    [name, scope.rawValue, PostgresBytes(SHA256.digest(Data(text.utf8)))]).first!)
+                    "INSERT INTO service_api_keys (name, scope, key_hash) VALUES (\(name), \(scope.rawValue), \(PostgresBytes(SHA256.digest(Data(text.utf8))))) RETURNING \(unescaped: Self.columns)").single())
             }
         } catch let error as PostgresError where error.code == .uniqueViolation {
             throw DomainError.conflict("api_key")
@@ -33,24 +33,24 @@ public struct PostgresServiceKeyRepository: ServiceKeyRepository {
     public func use(text: String, at: Date) async throws -> ServiceKey? {
         try await pool.statement { connection in
             try connection.query("""
-                UPDATE service_api_keys SET last_used_at = $2 WHERE key_hash = $1 AND revoked_at IS NULL RETURNING \(Self.columns)
-                """, [PostgresBytes(SHA256.digest(Data(text.utf8))), at]).first.map(Self.decode)
+                UPDATE service_api_keys SET last_used_at = \(at) WHERE key_hash = \(PostgresBytes(SHA256.digest(Data(text.utf8)))) AND revoked_at IS NULL RETURNING \(unescaped: Self.columns)
+                """).first.map(Self.decode)
         }
     }
 
     public func list() async throws -> [ServiceKey] {
         try await pool.statement { connection in
-            try connection.query("SELECT \(Self.columns) FROM service_api_keys ORDER BY created_at DESC, id DESC").map(Self.decode)
+            try connection.query("SELECT \(unescaped: Self.columns) FROM service_api_keys ORDER BY created_at DESC, id DESC").map(Self.decode)
         }
     }
 
     public func revoke(nameOrID: String, at: Date) async throws -> ServiceKey? {
         try await pool.statement { connection in
             try connection.query("""
-                UPDATE service_api_keys SET revoked_at = COALESCE(revoked_at, $2)
-                WHERE id = COALESCE((SELECT id FROM service_api_keys WHERE name = $1), (SELECT id FROM service_api_keys WHERE id::text = $1))
-                RETURNING \(Self.columns)
-                """, [nameOrID, at]).first.map(Self.decode)
+                UPDATE service_api_keys SET revoked_at = COALESCE(revoked_at, \(at))
+                WHERE id = COALESCE((SELECT id FROM service_api_keys WHERE name = \(nameOrID)), (SELECT id FROM service_api_keys WHERE id::text = \(nameOrID)))
+                RETURNING \(unescaped: Self.columns)
+                """).first.map(Self.decode)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 
 /// Deletes auth bookkeeping that can no longer matter, on one instance at a time.
 ///
@@ -48,19 +49,19 @@ public struct PostgresSessionHousekeeping: Sendable {
         let batch = batch
         return try await pool.transaction { connection in
             try connection.execute("SET LOCAL statement_timeout = 0")
-            let locked: Bool = try connection.query("SELECT pg_try_advisory_xact_lock($1)", [Self.lockKey]).first!.decode(0)
+            let locked: Bool = try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.lockKey))").single().decode(0)
             guard locked else { return nil }
             var report = Report()
             report.revocations = try connection.execute(
-                "DELETE FROM revoked_sessions WHERE id IN (SELECT id FROM revoked_sessions WHERE revoked_at < $1 LIMIT $2)", [horizon, batch])
+                "DELETE FROM revoked_sessions WHERE id IN (SELECT id FROM revoked_sessions WHERE revoked_at < \(horizon) LIMIT \(batch))")
             report.roleChanges = try connection.execute(
-                "DELETE FROM role_changes WHERE id IN (SELECT id FROM role_changes WHERE changed_at < $1 LIMIT $2)", [horizon, batch])
+                "DELETE FROM role_changes WHERE id IN (SELECT id FROM role_changes WHERE changed_at < \(horizon) LIMIT \(batch))")
             report.refreshTokens = try connection.execute("""
                 DELETE FROM refresh_tokens WHERE id IN (
-                    (SELECT t.id FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE s.revoked_at < $1 LIMIT $3)
+                    (SELECT t.id FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE s.revoked_at < \(horizon) LIMIT \(batch))
                     UNION ALL
-                    (SELECT id FROM refresh_tokens WHERE used_at < $2 LIMIT $3))
-                """, [horizon, now.addingTimeInterval(-spentTokenRetention), batch])
+                    (SELECT id FROM refresh_tokens WHERE used_at < \(now.addingTimeInterval(-spentTokenRetention)) LIMIT \(batch)))
+                """)
             return report
         }
     }

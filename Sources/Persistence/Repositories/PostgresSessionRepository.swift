@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// ``SessionRepository`` over `sessions` and `refresh_tokens`.
 public struct PostgresSessionRepository: SessionRepository {
@@ -11,8 +12,8 @@ public struct PostgresSessionRepository: SessionRepository {
 
     public func create(id: SessionID, userID: UserID, tokenHash: [UInt8], now: Date) async throws {
         try await pool.transaction { connection in
-            try connection.execute("INSERT INTO sessions (id, user_id, created_at, refreshed_at) VALUES ($1, $2, $3, $3)", [id.rawValue, userID.rawValue, now])
-            try connection.execute("INSERT INTO refresh_tokens (session_id, token_hash, created_at) VALUES ($1, $2, $3)", [id.rawValue, PostgresBytes(tokenHash), now])
+            try connection.execute("INSERT INTO sessions (id, user_id, created_at, refreshed_at) VALUES (\(id.rawValue), \(userID.rawValue), \(now), \(now))")
+            try connection.execute("INSERT INTO refresh_tokens (session_id, token_hash, created_at) VALUES (\(id.rawValue), \(PostgresBytes(tokenHash)), \(now))")
         }
     }
 
@@ -23,9 +24,9 @@ public struct PostgresSessionRepository: SessionRepository {
             guard let row = try connection.query("""
                 SELECT t.id, t.used_at, s.id, s.user_id, s.revoked_at, s.created_at, s.refreshed_at, t.replaced_by
                 FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id
-                WHERE t.token_hash = $1
+                WHERE t.token_hash = \(PostgresBytes(tokenHash))
                 FOR UPDATE OF t, s
-                """, [PostgresBytes(tokenHash)]).first else { return .unknown }
+                """).first else { return .unknown }
             let tokenID: Int = try row.decode(0)
             let usedAt: Date? = try row.decode(1)
             let sessionID = SessionID(rawValue: try row.decode(2))
@@ -48,7 +49,7 @@ public struct PostgresSessionRepository: SessionRepository {
                 // A separate statement: it sees the successor a concurrent refresh just
                 // committed, which the locking statement's snapshot may predate.
                 let successor: (issuedAt: Date, active: Bool)? = try successorID.flatMap { id in
-                    try connection.query("SELECT created_at, used_at IS NULL FROM refresh_tokens WHERE id = $1", [id]).first
+                    try connection.query("SELECT created_at, used_at IS NULL FROM refresh_tokens WHERE id = \(id)").first
                         .map { (try $0.decode(0), try $0.decode(1)) }
                 }
                 // GoTrue's rule: the parent of the session's active token, at any time, gets
@@ -62,10 +63,9 @@ public struct PostgresSessionRepository: SessionRepository {
                 return .replayed(user: try PostgresUserRepository.load(userID, connection), sessionID: sessionID, issuedAt: successor.issuedAt)
             }
             let successor = try connection.query(
-                "INSERT INTO refresh_tokens (session_id, token_hash, created_at) VALUES ($1, $2, $3) RETURNING id, created_at",
-                [sessionID.rawValue, PostgresBytes(successorHash), now]).first!
-            try connection.execute("UPDATE refresh_tokens SET used_at = $2, replaced_by = $3 WHERE id = $1", [tokenID, now, try successor.decode(0, as: Int.self)])
-            try connection.execute("UPDATE sessions SET refreshed_at = $2 WHERE id = $1", [sessionID.rawValue, now])
+                "INSERT INTO refresh_tokens (session_id, token_hash, created_at) VALUES (\(sessionID.rawValue), \(PostgresBytes(successorHash)), \(now)) RETURNING id, created_at").single()
+            try connection.execute("UPDATE refresh_tokens SET used_at = \(now), replaced_by = \(try successor.decode(0, as: Int.self)) WHERE id = \(tokenID)")
+            try connection.execute("UPDATE sessions SET refreshed_at = \(now) WHERE id = \(sessionID.rawValue)")
             // The stored (microsecond) time, so a replay computes the identical access token.
             return .rotated(user: try PostgresUserRepository.load(userID, connection), sessionID: sessionID, issuedAt: try successor.decode(1))
         }
@@ -78,14 +78,12 @@ public struct PostgresSessionRepository: SessionRepository {
     public func revokeAll(userID: UserID, keeping: SessionID?, reason: RevocationReason, now: Date) async throws {
         try await pool.withConnection { connection in
             try connection.execute(
-                "UPDATE sessions SET revoked_at = $3, revoked_reason = $4 WHERE user_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR id <> $2::uuid)",
-                [userID.rawValue, keeping?.rawValue, now, reason.rawValue])
+                "UPDATE sessions SET revoked_at = \(now), revoked_reason = \(reason.rawValue) WHERE user_id = \(userID.rawValue) AND revoked_at IS NULL AND (\(keeping?.rawValue)::uuid IS NULL OR id <> \(keeping?.rawValue)::uuid)")
         }
     }
 
     private static func revoke(_ id: SessionID, reason: RevocationReason, now: Date, _ connection: PostgresConnection) throws {
         try connection.execute(
-            "UPDATE sessions SET revoked_at = $2, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL",
-            [id.rawValue, now, reason.rawValue])
+            "UPDATE sessions SET revoked_at = \(now), revoked_reason = \(reason.rawValue) WHERE id = \(id.rawValue) AND revoked_at IS NULL")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 
 /// The tables of a 09Market Supabase project's export: each table's rows as column → text
 /// (a column absent or empty is `NULL`), as its CSV exports hold them.
@@ -60,7 +61,7 @@ public struct PostgresSupabaseImporter: Sendable {
                 try connection.execute(script: "CREATE TEMP TABLE s_created_users (id uuid PRIMARY KEY) ON COMMIT DROP")
                 var read: [String: Int] = [:]
                 for (table, columns) in SupabaseExport.columns {
-                    try connection.execute(script: "CREATE TEMP TABLE s_\(table) (\(columns.map { "\($0) text" }.joined(separator: ", "))) ON COMMIT DROP")
+                    try connection.execute(script: "CREATE TEMP TABLE s_\(unescaped: table) (\(unescaped: columns.map { "\($0) text" }.joined(separator: ", "))) ON COMMIT DROP")
                     // A NUL cannot be staged (PostgreSQL text holds none): such a row is left out
                     // and counted as one the schema refused, not a failed import.
                     let all = export.tables[table] ?? []
@@ -80,7 +81,7 @@ public struct PostgresSupabaseImporter: Sendable {
                 }
                 let counts = try SupabaseImportSQL.statements.map { table, source, sql in
                     // A statement that writes through CTEs counts its rows in a SELECT.
-                    let inserted = sql.hasPrefix("WITH") ? try connection.query(sql).first!.decode(0, as: Int.self) : try connection.execute(sql)
+                    let inserted = sql.rendered.text.hasPrefix("WITH") ? try connection.query(sql).single().decode(0, as: Int.self) : try connection.execute(sql)
                     return SupabaseImportCount(table: table, read: read[source] ?? 0, inserted: inserted)
                 }
                 // Not linked, and not linked before (a rerun finds its own identities there).
@@ -100,7 +101,7 @@ public struct PostgresSupabaseImporter: Sendable {
     /// Lenient casts for exported text: `NULL` instead of an error for a value that is not one.
     /// `OR REPLACE`: temporary functions, unlike the tables, outlive the transaction in the
     /// pooled session, and a second import on the same connection failed with 42723.
-    private static let helpers = """
+    private static let helpers: SQL = """
         CREATE OR REPLACE FUNCTION pg_temp.ts(value text) RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE AS $$
         BEGIN RETURN value::timestamptz; EXCEPTION WHEN others THEN RETURN NULL; END $$;
         CREATE OR REPLACE FUNCTION pg_temp.id(value text) RETURNS uuid LANGUAGE plpgsql IMMUTABLE AS $$

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// An object of the old project's storage and the rows that show it.
 public struct SupabaseMediaReference: Sendable, Equatable {
@@ -40,16 +41,16 @@ public struct PostgresSupabaseMedia: Sendable {
         try await pool.statement { connection in
             try connection.query("""
                 WITH refs AS (
-                    SELECT supabase_storage_object(display_url) AS object, 'post ' || id AS row FROM posts WHERE left(display_url, length($1)) = $1
+                    SELECT supabase_storage_object(display_url) AS object, 'post ' || id AS row FROM posts WHERE left(display_url, length(\(storageURL + "/"))) = \(storageURL + "/")
                     UNION ALL
-                    SELECT supabase_storage_object(profile_url), 'user ' || id FROM users WHERE left(profile_url, length($1)) = $1
+                    SELECT supabase_storage_object(profile_url), 'user ' || id FROM users WHERE left(profile_url, length(\(storageURL + "/"))) = \(storageURL + "/")
                     UNION ALL
-                    SELECT supabase_storage_object(profile_pic_url), 'influencer ' || id FROM influencers WHERE left(profile_pic_url, length($1)) = $1
+                    SELECT supabase_storage_object(profile_pic_url), 'influencer ' || id FROM influencers WHERE left(profile_pic_url, length(\(storageURL + "/"))) = \(storageURL + "/")
                 )
                 SELECT r.object, array_to_string((array_agg(r.row ORDER BY r.row))[1:5], ','), count(*)::bigint,
                        EXISTS (SELECT 1 FROM supabase_media m WHERE m.object = r.object)
                 FROM refs r WHERE r.object IS NOT NULL GROUP BY r.object ORDER BY r.object
-                """, [storageURL + "/"]).map { row in
+                """).map { row in
                 SupabaseMediaReference(object: try row.decode(0), rows: try row.decode(1, as: String.self).split(separator: ",").map(String.init),
                                        rowCount: try row.decode(2), imported: try row.decode(3))
             }
@@ -62,23 +63,23 @@ public struct PostgresSupabaseMedia: Sendable {
         try await pool.transaction { connection in
             for entry in adopted {
                 try connection.execute("""
-                    INSERT INTO supabase_media (object, media_name, url, bytes) VALUES ($1, $2, $3, $4) ON CONFLICT (object) DO NOTHING
-                    """, [entry.object, entry.media.name, entry.url, entry.media.bytes])
+                    INSERT INTO supabase_media (object, media_name, url, bytes) VALUES (\(entry.object), \(entry.media.name), \(entry.url), \(entry.media.bytes)) ON CONFLICT (object) DO NOTHING
+                    """)
             }
             var rewrite = SupabaseMediaRewrite()
             let list = PostgresTextArray(objects)
             rewrite.posts = try connection.query("""
                 WITH changed AS (UPDATE posts SET display_url = current_media_url(display_url)
-                                 WHERE supabase_storage_object(display_url) = ANY($1::text[]) RETURNING 1) SELECT count(*)::bigint FROM changed
-                """, [list]).first!.decode(0)
+                                 WHERE supabase_storage_object(display_url) = ANY(\(list)::text[]) RETURNING 1) SELECT count(*)::bigint FROM changed
+                """).single().decode(0)
             rewrite.users = try connection.query("""
                 WITH changed AS (UPDATE users SET profile_url = current_media_url(profile_url)
-                                 WHERE supabase_storage_object(profile_url) = ANY($1::text[]) RETURNING 1) SELECT count(*)::bigint FROM changed
-                """, [list]).first!.decode(0)
+                                 WHERE supabase_storage_object(profile_url) = ANY(\(list)::text[]) RETURNING 1) SELECT count(*)::bigint FROM changed
+                """).single().decode(0)
             rewrite.influencers = try connection.query("""
                 WITH changed AS (UPDATE influencers SET profile_pic_url = current_media_url(profile_pic_url)
-                                 WHERE supabase_storage_object(profile_pic_url) = ANY($1::text[]) RETURNING 1) SELECT count(*)::bigint FROM changed
-                """, [list]).first!.decode(0)
+                                 WHERE supabase_storage_object(profile_pic_url) = ANY(\(list)::text[]) RETURNING 1) SELECT count(*)::bigint FROM changed
+                """).single().decode(0)
             return rewrite
         }
     }

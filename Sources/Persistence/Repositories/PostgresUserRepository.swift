@@ -1,17 +1,24 @@
 import Domain
 import Foundation
+import PostgresDriver
 
 /// ``UserRepository`` over `users` and `identities`.
 public struct PostgresUserRepository: UserRepository {
-    private let pool: PostgresPool
+    private var pool: ScopedPool
 
     public init(pool: PostgresPool) {
-        self.pool = pool
+        self.pool = ScopedPool(pool)
+    }
+
+    public func scoped(_ scope: RequestScope) -> PostgresUserRepository {
+        var copy = self
+        copy.pool = pool.scoped(scope)
+        return copy
     }
 
     public func createAnonymous(id: UserID, now: Date) async throws -> User {
         try await pool.withConnection { connection in
-            try connection.execute("INSERT INTO users (id, is_anonymous, created_at, updated_at) VALUES ($1, true, $2, $2)", [id.rawValue, now])
+            try connection.execute("INSERT INTO users (id, is_anonymous, created_at, updated_at) VALUES (\(id.rawValue), true, \(now), \(now))")
             return try Self.load(id, connection)
         }
     }
@@ -19,7 +26,7 @@ public struct PostgresUserRepository: UserRepository {
     public func createPermanent(id: UserID, identity: NewIdentity, nickname: String?, now: Date) async throws -> User {
         try await Self.mappingIdentityConflicts(identity) {
             try await pool.transaction { connection in
-                try connection.execute(sql: """
+                try connection.execute("""
                     INSERT INTO users (id, is_anonymous, nickname, profile_url, created_at, updated_at)
                     VALUES (\(id.rawValue), false, \(nickname ?? identity.profile.nickname), \(identity.profile.picture), \(now), \(now))
                     """)
@@ -30,12 +37,12 @@ public struct PostgresUserRepository: UserRepository {
     }
 
     public func user(id: UserID) async throws -> User? {
-        try await pool.read(Self.findSQL, [id.rawValue], decode: Self.found)
+        try await pool.read(Self.find(id), decode: Self.found)
     }
 
     public func identity(provider: IdentityProvider, subject: String) async throws -> StoredIdentity? {
         try await pool.withConnection { connection in
-            try connection.query("SELECT user_id, password_hash FROM identities WHERE provider = $1 AND subject = $2", [provider.rawValue, subject])
+            try connection.query("SELECT user_id, password_hash FROM identities WHERE provider = \(provider.rawValue) AND subject = \(subject)")
                 .first.map { StoredIdentity(userID: UserID(rawValue: try $0.decode(0)), passwordHash: try $0.decode(1)) }
         }
     }
@@ -43,12 +50,12 @@ public struct PostgresUserRepository: UserRepository {
     public func upgrade(id: UserID, identity: NewIdentity, now: Date) async throws -> User {
         try await Self.mappingIdentityConflicts(identity, emailTaken: AuthError.identityExists) {
             try await pool.transaction { connection in
-                guard let row = try connection.query("SELECT is_anonymous FROM users WHERE id = $1 FOR UPDATE", [id.rawValue]).first else {
+                guard let row = try connection.query("SELECT is_anonymous FROM users WHERE id = \(id.rawValue) FOR UPDATE").first else {
                     throw AuthError.sessionRevoked
                 }
                 guard try row.decode(0, as: Bool.self) else { throw AuthError.alreadyPermanent }
                 try Self.insert(identity, for: id, now: now, connection)
-                try connection.execute(sql: """
+                try connection.execute("""
                     UPDATE users SET is_anonymous = false, nickname = COALESCE(nickname, \(identity.profile.nickname)),
                                      profile_url = COALESCE(profile_url, \(identity.profile.picture)), updated_at = \(now)
                     WHERE id = \(id.rawValue)
@@ -60,20 +67,19 @@ public struct PostgresUserRepository: UserRepository {
 
     public func merge(anonymous: UserID, into target: UserID) async throws {
         try await pool.transaction { connection in
-            guard try connection.query("SELECT 1 FROM users WHERE id = $1 AND is_anonymous FOR UPDATE", [anonymous.rawValue]).count == 1 else {
+            guard try connection.query("SELECT 1 FROM users WHERE id = \(anonymous.rawValue) AND is_anonymous FOR UPDATE").count == 1 else {
                 throw AuthError.alreadyPermanent
             }
             try connection.execute(
-                "INSERT INTO likes (user_id, post_id, created_at) SELECT $2, post_id, created_at FROM likes WHERE user_id = $1 ON CONFLICT DO NOTHING",
-                [anonymous.rawValue, target.rawValue])
-            try connection.execute("UPDATE posts SET submitted_by = $2 WHERE submitted_by = $1", [anonymous.rawValue, target.rawValue])
-            try connection.execute("DELETE FROM users WHERE id = $1", [anonymous.rawValue])
+                "INSERT INTO likes (user_id, post_id, created_at) SELECT \(target.rawValue), post_id, created_at FROM likes WHERE user_id = \(anonymous.rawValue) ON CONFLICT DO NOTHING")
+            try connection.execute("UPDATE posts SET submitted_by = \(target.rawValue) WHERE submitted_by = \(anonymous.rawValue)")
+            try connection.execute("DELETE FROM users WHERE id = \(anonymous.rawValue)")
         }
     }
 
     public func updateProfile(id: UserID, nickname: String?, profileURL: String?, now: Date) async throws -> User {
         try await pool.transaction { connection in
-            let updated = try connection.query(sql: """
+            let updated = try connection.query("""
                 UPDATE users SET nickname = COALESCE(\(nickname), nickname), profile_url = COALESCE(\(profileURL), profile_url), updated_at = \(now)
                 WHERE id = \(id.rawValue) AND NOT is_anonymous
                 """)
@@ -84,21 +90,21 @@ public struct PostgresUserRepository: UserRepository {
 
     public func delete(id: UserID) async throws {
         try await pool.transaction { connection in
-            try connection.execute("DELETE FROM users WHERE id = $1", [id.rawValue])
+            try connection.execute("DELETE FROM users WHERE id = \(id.rawValue)")
         }
     }
 
     public func recordSignIn(provider: IdentityProvider, subject: String, profile: IdentityProfile?, now: Date) async throws {
         guard let profile else {
             try await pool.withConnection { connection in
-                try connection.execute(sql: "UPDATE identities SET last_sign_in_at = \(now) WHERE provider = \(provider.rawValue) AND subject = \(subject)")
+                try connection.execute("UPDATE identities SET last_sign_in_at = \(now) WHERE provider = \(provider.rawValue) AND subject = \(subject)")
             }
             return
         }
         // One statement: the identity keeps what its provider says now, and an empty
         // nickname or picture of its user is filled (a user's own values are never replaced).
         try await pool.statement { connection in
-            try connection.execute(sql: """
+            try connection.execute("""
                 WITH identity AS (
                     UPDATE identities SET last_sign_in_at = \(now), name = \(profile.name), picture = \(profile.picture),
                            updated_at = CASE WHEN name IS DISTINCT FROM \(profile.name) OR picture IS DISTINCT FROM \(profile.picture)
@@ -117,19 +123,21 @@ public struct PostgresUserRepository: UserRepository {
     /// two round trips before, the user and then its identities, and PostgreSQL's share of
     /// a request is per statement (pgbench on this box: 35.8 k statements/s one at a time).
     static func find(_ id: UserID, _ connection: PostgresConnection) throws -> User? {
-        try found(connection.query(findSQL, [id.rawValue]))
+        try found(connection.query(find(id)))
     }
 
-    /// ``find(_:_:)``'s statement (`$1` the user), for a pipelined read too.
-    static let findSQL = """
+    /// ``find(_:_:)``'s statement, for a pipelined read too.
+    static func find(_ id: UserID) -> SQL {
+        """
         SELECT u.id, u.is_anonymous, u.role, u.nickname, u.profile_url, u.created_at,
                i.id, i.provider, i.subject, i.email, i.name, i.picture, i.created_at, i.last_sign_in_at, i.updated_at
         FROM users u LEFT JOIN identities i ON i.user_id = u.id
-        WHERE u.id = $1
+        WHERE u.id = \(id.rawValue)
         ORDER BY i.created_at, i.id
         """
+    }
 
-    /// The user of ``findSQL``'s rows, or `nil`.
+    /// The user of ``find(_:)``'s rows, or `nil`.
     static func found(_ rows: PostgresRows) throws -> User? {
         guard let row = rows.first else { return nil }
         let identities = try rows.compactMap { row -> LinkedIdentity? in
@@ -152,7 +160,7 @@ public struct PostgresUserRepository: UserRepository {
     }
 
     private static func insert(_ identity: NewIdentity, for id: UserID, now: Date, _ connection: PostgresConnection) throws {
-        try connection.execute(sql: """
+        try connection.execute("""
             INSERT INTO identities (id, user_id, provider, subject, email, password_hash, name, picture, created_at, last_sign_in_at, updated_at)
             VALUES (\(UUID()), \(id.rawValue), \(identity.provider.rawValue), \(identity.subject), \(identity.email), \(identity.passwordHash),
                     \(identity.profile.name), \(identity.profile.picture), \(now), \(now), \(now))

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDriver
 import Synchronization
 
 /// How often each search gram occurs in posts, from PostgreSQL's own statistics (the most
@@ -28,7 +29,7 @@ final class SearchStatistics: Sendable {
     /// posts, and whether the term is a single gram (one character, or two of the BMP), whose
     /// frequency the statistics know rather than bound.
     func estimate(_ term: String, _ connection: PostgresConnection) throws -> (fraction: Double, posts: Double, isOneGram: Bool) {
-        let text = try connection.query("SELECT search_term_grams($1)::text", [term]).first!.decode(0, as: String?.self)
+        let text = try connection.query("SELECT search_term_grams(\(term))::text").single().decode(0, as: String?.self)
         let grams = text.map { Self.numbers($0).compactMap { Int32($0) } } ?? []
         let now = ContinuousClock.now
         var current = snapshot.withLock { $0 }

@@ -1,7 +1,9 @@
+import PostgresDriver
+
 /// The statements of ``PostgresSupabaseImporter``, in order, over the export staged in
 /// `s_<table>` (all text). Each names the table it fills and the export table it reads.
 enum SupabaseImportSQL {
-    static let statements: [(table: String, source: String, sql: String)] = [
+    static let statements: [(table: String, source: String, sql: SQL)] = [
         // Users who can sign in here: those with a Google or Apple identity (the app signs
         // in with nothing else). Same ids, so sessions of the new server find their data.
         // The ids this import creates are kept: identities link to those alone.

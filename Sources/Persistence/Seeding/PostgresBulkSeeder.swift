@@ -1,5 +1,7 @@
+import Codecs
 import Domain
 import Foundation
+import PostgresDriver
 
 /// Loads the benchmark dataset with PostgreSQL's COPY protocol: influencers, posts, users
 /// and likes in four streams, with triggers off during the load and every counter (likes,
@@ -49,11 +51,11 @@ public struct PostgresBulkSeeder: Sendable {
                       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
                     ORDER BY 1
                     """).map { (try $0.decode(0), try $0.decode(1)) }
-                for index in secondary { try connection.execute(script: "DROP INDEX \(index.name)") }
+                for index in secondary { try connection.execute(script: "DROP INDEX \(unescaped: index.name)") }
                 try load(plan, seed: seed, now: now, connection, progress: progress, stage: stage)
                 stage("building \(secondary.count) indexes")
                 try connection.execute(script: "SET LOCAL maintenance_work_mem = '1GB'")
-                for index in secondary { try connection.execute(script: index.definition) }
+                for index in secondary { try connection.execute(script: "\(unescaped: index.definition)") }
                 stage("statistics (ANALYZE)")
                 try connection.execute(script: "ANALYZE")
             }
@@ -78,7 +80,7 @@ public struct PostgresBulkSeeder: Sendable {
                 return chunk
             }
         }
-        let firstInfluencer: Int = try connection.query("SELECT COALESCE(max(id), 0)::int + 1 FROM influencers").first!.decode(0)
+        let firstInfluencer: Int = try connection.query("SELECT COALESCE(max(id), 0)::int + 1 FROM influencers").single().decode(0)
         try stream("influencers", ["username", "full_name", "followers_count", "category_id", "profile_pic_url"], count: plan.influencers) { index in
             let category = SampleNames.categories[index % 13]
             let names = SampleNames.influencer(index, category: category, prefix: "bulk_")
@@ -88,7 +90,7 @@ public struct PostgresBulkSeeder: Sendable {
         guard influencerIDs.count == plan.influencers, influencerIDs.first == firstInfluencer || plan.influencers == 0 else {
             throw PostgresError(message: "bulk seeding needs a database without bulk_ influencers; use a fresh database")
         }
-        let firstPost: Int = try connection.query("SELECT COALESCE(max(id), 0)::int + 1 FROM posts").first!.decode(0)
+        let firstPost: Int = try connection.query("SELECT COALESCE(max(id), 0)::int + 1 FROM posts").single().decode(0)
         let nowSeconds = now.timeIntervalSince1970
         var userIDs: [UUID] = []
         userIDs.reserveCapacity(plan.users)
@@ -134,8 +136,8 @@ public struct PostgresBulkSeeder: Sendable {
         // no counter triggers.
         try connection.execute("""
             UPDATE posts p SET search_grams = search_grams(p.product_name) || i.search_grams
-            FROM influencers i WHERE i.id = p.influencer_id AND p.id >= $1
-            """, [firstPost])
+            FROM influencers i WHERE i.id = p.influencer_id AND p.id >= \(firstPost)
+            """)
         try connection.execute(script: "SET LOCAL session_replication_role = origin")
         stage("counters, feed days and hashtag rows")
         try connection.execute(script: """

@@ -1,5 +1,7 @@
+import Codecs
 import Domain
 import Foundation
+import PostgresDriver
 
 extension PostgresDemoSeeder {
     /// Users following influencers: the first `followingUsers` demo users follow 3–30 demo
@@ -42,9 +44,9 @@ extension PostgresDemoSeeder {
         var inserted = 0
         for (index, username) in pendingRequests.enumerated() {
             inserted += try connection.execute("""
-                INSERT INTO influencer_requests (username, requested_by) SELECT $1, $2
-                WHERE NOT EXISTS (SELECT 1 FROM influencers WHERE username = $1) ON CONFLICT (username) DO NOTHING
-                """, [username, users[index % users.count]])
+                INSERT INTO influencer_requests (username, requested_by) SELECT \(username), \(users[index % users.count])
+                WHERE NOT EXISTS (SELECT 1 FROM influencers WHERE username = \(username)) ON CONFLICT (username) DO NOTHING
+                """)
         }
         return inserted
     }

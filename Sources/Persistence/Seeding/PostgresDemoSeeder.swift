@@ -1,5 +1,7 @@
+import Codecs
 import Domain
 import Foundation
+import PostgresDriver
 
 /// A deterministic dataset for trying the app: influencers with Korean names, posts whose
 /// buying windows lie in the past, around today and ahead (relative to the day it runs),
@@ -40,8 +42,7 @@ public struct PostgresDemoSeeder: Sendable {
         try await pool.transaction(maxAttempts: 1) { connection in
             if reset {
                 try connection.execute("DELETE FROM influencers WHERE username LIKE 'demo.%'")
-                try connection.execute("DELETE FROM influencer_requests WHERE username = ANY($1::text[]) AND status = 'processing'",
-                                       ["{" + Self.pendingRequests.joined(separator: ",") + "}"])
+                try connection.execute("DELETE FROM influencer_requests WHERE username = ANY(\(PostgresTextArray(Self.pendingRequests))::text[]) AND status = 'processing'")
                 try connection.execute("DELETE FROM users WHERE id IN (SELECT user_id FROM identities WHERE subject LIKE '%@demo.09market.kr') OR id IN (SELECT id FROM users WHERE is_anonymous AND created_at = '2000-01-01T00:00:00Z')")
             }
             var random = SeededRandom(seed: seed)
@@ -131,19 +132,18 @@ public struct PostgresDemoSeeder: Sendable {
             if index < permanentUsers {
                 let email = "demo\(index + 1)@demo.09market.kr"
                 let created = try connection.execute(
-                    "INSERT INTO users (id, is_anonymous, nickname, created_at) VALUES ($1, false, $2, now()) ON CONFLICT (id) DO NOTHING",
-                    [id, "공구러\(index + 1)"])
+                    "INSERT INTO users (id, is_anonymous, nickname, created_at) VALUES (\(id), false, \("공구러\(index + 1)"), now()) ON CONFLICT (id) DO NOTHING")
                 if created == 1 {
                     try connection.execute("""
-                        INSERT INTO identities (id, user_id, provider, subject, email, password_hash) VALUES ($1, $2, 'email', $3, $3, $4)
+                        INSERT INTO identities (id, user_id, provider, subject, email, password_hash) VALUES (\(random.uuid()), \(id), 'email', \(email), \(email), \(passwordHash))
                         ON CONFLICT DO NOTHING
-                        """, [random.uuid(), id, email, passwordHash])
+                        """)
                 } else {
                     _ = random.uuid()
                 }
             } else {
                 // A fixed creation time marks demo anonymous users, so --reset can find them.
-                try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES ($1, true, '2000-01-01T00:00:00Z') ON CONFLICT (id) DO NOTHING", [id])
+                try connection.execute("INSERT INTO users (id, is_anonymous, created_at) VALUES (\(id), true, '2000-01-01T00:00:00Z') ON CONFLICT (id) DO NOTHING")
             }
         }
         return Array(users.prefix(permanentUsers))

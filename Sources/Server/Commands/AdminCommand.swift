@@ -1,4 +1,5 @@
 import App
+import Codecs
 import Cryptography
 import Domain
 import Foundation

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import Workers
 
 /// `market09 backup run`: the backup host of a deployment (docker-compose.yml's `backup`

@@ -2,6 +2,7 @@ import App
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import Workers
 
 /// The database a command works on: the configured URL, or the embedded cluster, started

@@ -2,6 +2,7 @@ import App
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 
 /// `market09 migrate [--dry-run]`: applies (or lists) pending migrations.
 enum MigrateCommand {

@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import Integrations
 import Persistence
+import PostgresDriver
 import Workers
 
 /// `market09 serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT.

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 
 /// The server's background jobs, each a ``RepeatingJob``: a first pass at start on every
 /// instance, then repeats on the one instance holding the job lease (``JobLeadership``).

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import Synchronization
 import Workers
 
@@ -75,7 +76,7 @@ final class BackupKeeper: Sendable {
     /// after its first write, so with a healthy archive the backlog is empty.
     private func watchArchive(_ pool: PostgresPool) async throws {
         let (failures, oldest, lastError) = try await pool.statement { connection in
-            let row = try connection.query(sql: """
+            let row = try connection.query("""
                 SELECT a.failed_count::int8, extract(epoch FROM now() - min(s.modification))::float8, a.last_failed_wal
                 FROM pg_stat_archiver a LEFT JOIN pg_ls_archive_statusdir() s ON s.name LIKE '%.ready'
                 GROUP BY a.failed_count, a.last_failed_wal

@@ -13,18 +13,18 @@ struct AuthController: Sendable {
 
     var routes: [Route] {
         [
-            Route("POST", "/auth/anonymous") { request in
+            signedIn.endpoints.route("POST", "/auth/anonymous") { request, _ in
                 try await limits.anonymousSignUps.record(limits.clientAddress.of(request))
                 return session(try await authentication.signInAnonymously(), status: 201)
             },
-            Route("POST", "/auth/signup") { request in
+            signedIn.endpoints.route("POST", "/auth/signup") { request, _ in
                 try await limits.tokenRequests.record(limits.clientAddress.of(request))
                 let body = try request.decodeBody(SignUpRequest.self)
                 return session(try await authentication.signUp(email: body.email, password: body.password, nickname: body.nickname), status: 201)
             },
-            Route("POST", "/auth/token") { request in try await token(request) },
-            signedIn.route("POST", "/auth/upgrade") { request, principal in try await upgrade(request, principal) },
-            signedIn.route("POST", "/auth/logout") { request, principal in
+            signedIn.endpoints.route("POST", "/auth/token") { request, _ in try await token(request) },
+            signedIn.route("POST", "/auth/upgrade") { request, context, principal in try await upgrade(request, principal) },
+            signedIn.route("POST", "/auth/logout") { request, context, principal in
                 let scopeText = request.body.isEmpty ? nil : try request.decodeBody(LogoutRequest.self).scope
                 guard let scope = LogoutScope(rawValue: scopeText ?? "local") else {
                     throw APIError.invalidBody("scope must be local, global or others", field: "scope")

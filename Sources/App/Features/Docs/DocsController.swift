@@ -30,8 +30,6 @@ public struct DocsController: Sendable {
         ])
     }
 
-    /// The default CDN's base URL (see ``Assets/pinnedCDN``).
-    public static let defaultAssetsURL = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5.17.14"
     static let assetNames = ["swagger-ui.css", "swagger-ui-bundle.js"]
 
     private let yaml: StaticAsset
@@ -92,7 +90,7 @@ public struct DocsController: Sendable {
         if !localAssets.isEmpty {
             routes.append(Route(immediate: "GET", "/docs/assets/{file}") { [localAssets] request in
                 guard let asset = localAssets[request.pathParameters["file"] ?? ""] else {
-                    return .error(status: 404, code: "not_found", message: "No resource at \(request.path).")
+                    return .notFound(request.path)
                 }
                 return asset.response(to: request)
             })

@@ -4,8 +4,8 @@ import HTTPServer
 
 /// The HTML of `/docs` and the Content-Security-Policy that goes with it: Swagger UI's two
 /// files pinned by their integrity hashes, and a starter that shows the reference, or,
-/// when the files could not be loaded, says why and what to do (the page used to stay
-/// blank offline).
+/// when the files could not be loaded, says why and what to do (never a blank page
+/// offline).
 struct DocsPage {
     /// Where the two files are, as written into the tags.
     let assetsBase: String

@@ -11,26 +11,26 @@ struct FollowsController: Sendable {
 
     var routes: [Route] {
         [
-            signedIn.permanent("PUT", "/influencers/{id}/follow") { request, user in
+            signedIn.permanent("PUT", "/influencers/{id}/follow") { request, context, user in
                 let id = try request.pathID()
                 return .json(FollowResponse(influencerID: id, followed: true,
                                             appFollowersCount: try await follows.follow(InfluencerID(rawValue: id), by: user)))
             },
-            signedIn.permanent("DELETE", "/influencers/{id}/follow") { request, user in
+            signedIn.permanent("DELETE", "/influencers/{id}/follow") { request, context, user in
                 let id = try request.pathID()
                 return .json(FollowResponse(influencerID: id, followed: false,
                                             appFollowersCount: try await follows.unfollow(InfluencerID(rawValue: id), by: user)))
             },
-            signedIn.route("GET", "/me/follows") { request, viewer in
+            signedIn.route("GET", "/me/follows") { request, context, viewer in
                 let window = try request.pageWindow()
-                let found = try await follows.followed(by: viewer, page: window.page, limit: window.limit)
+                let found = try await follows.scoped(context.scope).followed(by: viewer, page: window.page, limit: window.limit)
                 return .json(InfluencerPageResponse(found, window: window, item: InfluencerResponse.init))
             },
-            signedIn.route("GET", "/me/schedule") { request, viewer in
+            signedIn.route("GET", "/me/schedule") { request, context, viewer in
                 let days = try Self.days(request)
                 let grouped = try Self.grouping(request)
                 let window = try request.pageWindow()
-                let found = try await follows.schedule(days, viewer: viewer, page: window.page, limit: window.limit)
+                let found = try await follows.scoped(context.scope).schedule(days, viewer: viewer, page: window.page, limit: window.limit)
                 let now = now()
                 let hasNext = window.hasNext(total: found.total)
                 if grouped {

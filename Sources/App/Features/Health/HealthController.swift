@@ -13,7 +13,7 @@ struct HealthController: Sendable {
         let alive = HTTPResponse.json(Status(status: "ok"))
         return [
             Route(immediate: "GET", "/health") { _ in alive },
-            Route("GET", "/ready") { request in try await ready(request) },
+            Route("GET", "/ready") { request, _ in try await ready(request) },
         ]
     }
 
@@ -23,7 +23,7 @@ struct HealthController: Sendable {
             return .json(Status(status: "ready"))
         } catch {
             logger.warning("readiness check failed", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])
-            return .error(status: 503, code: "database_unavailable", message: "The database is not reachable.")
+            return .error(status: 503, code: ErrorCodes.databaseUnavailable, message: "The database is not reachable.")
         }
     }
 

@@ -28,11 +28,11 @@ public final class MetricsController: Sendable {
     /// The one route.
     public var routes: [Route] {
         [
-            Route("GET", "/metrics") { [self] request in
+            Route("GET", "/metrics") { [self] request, _ in
                 if let token {
                     let sent = Array((request.headers["Authorization"] ?? "").utf8)
                     guard sent.count == token.count, CryptoPrimitives.constantTimeEquals(sent, token) else {
-                        var refusal = HTTPResponse.error(status: 401, code: "invalid_token", message: "Scrapes need the metrics bearer token.")
+                        var refusal = HTTPResponse.error(status: 401, code: ErrorCodes.invalidToken, message: "Scrapes need the metrics bearer token.")
                         refusal.headers.set("WWW-Authenticate", "Bearer realm=\"metrics\"")
                         return refusal
                     }

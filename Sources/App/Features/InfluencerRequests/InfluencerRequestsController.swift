@@ -10,13 +10,13 @@ struct InfluencerRequestsController: Sendable {
 
     var routes: [Route] {
         [
-            signedIn.route("POST", "/influencer-requests") { request, principal in
+            signedIn.route("POST", "/influencer-requests") { request, context, principal in
                 let body = try request.decodeBody(InfluencerRequestBody.self)
                 let (submitted, created) = try await registration.submit(body.instagramUsername, by: principal)
                 // 202: accepted for a check that runs later; 200: the earlier request as it stands.
                 return .json(InfluencerRequestResponse(request: submitted), status: created ? 202 : 200)
             },
-            signedIn.route("GET", "/influencer-requests/mine") { request, principal in
+            signedIn.route("GET", "/influencer-requests/mine") { request, context, principal in
                 let window = try request.pageWindow()
                 let found = try await registration.mine(principal, page: window.page, limit: window.limit)
                 return .json(PageResponse(data: found.items.map(InfluencerRequestResponse.init), total: found.total, page: window.page,

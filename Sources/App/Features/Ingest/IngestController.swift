@@ -13,10 +13,12 @@ struct IngestController: Sendable {
     let categories: CategoryResolver
     let media: IngestMedia
     let now: @Sendable () -> Date
+    let endpoints: Endpoints
 
     init(settings: IngestSettings, counters: any RateLimitCounters, requests: any InfluencerRequestRepository,
-         categories: CategoryResolver, media: IngestMedia, now: @escaping @Sendable () -> Date) {
+         categories: CategoryResolver, media: IngestMedia, endpoints: Endpoints, now: @escaping @Sendable () -> Date) {
         self.settings = settings
+        self.endpoints = endpoints
         self.media = media
         self.keys = ServiceKeyAuthenticator(keys: settings.keys, scope: .ingest, now: now)
         self.counters = counters
@@ -47,7 +49,7 @@ struct IngestController: Sendable {
             keyed("POST", "/ingest/posts/known", maxBodyBytes: 128 << 10) { request in
                 let body = try request.decodeBody(KnownPostsBody.self)
                 guard body.instagramPostIDs.count <= IngestSettings.maxKnownIDs else {
-                    throw APIError(status: 400, code: "too_many_ids", message: "Send at most \(IngestSettings.maxKnownIDs) instagram_post_ids per call.",
+                    throw APIError(status: 400, code: ErrorCodes.tooManyIDs, message: "Send at most \(IngestSettings.maxKnownIDs) instagram_post_ids per call.",
                                    field: "instagram_post_ids")
                 }
                 let known = try await settings.content.knownPosts(instagramPostIDs: body.instagramPostIDs)
@@ -75,7 +77,7 @@ struct IngestController: Sendable {
                 let id = try request.pathID()
                 let result = try LookupReport.parse(request.body)
                 guard let pending = try await queue.request(id: id) else {
-                    throw APIError(status: 404, code: "not_found", message: "No influencer request has id \(id).")
+                    throw DomainError.notFound("influencer_request")
                 }
                 return .json(InfluencerRequestResponse(request: try await queue.settle(pending, result)))
             },
@@ -92,7 +94,7 @@ struct IngestController: Sendable {
     private func keyed(_ method: String, _ path: String, maxBodyBytes: Int, spooled: Bool = false,
                        admit: (@Sendable (HTTPRequest) async throws -> Void)? = nil,
                        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) -> Route {
-        Route(method, path) { [keys] request in
+        endpoints.route(method, path) { [keys] request, _ in
             _ = try await keys.key(for: request)
             return try await handler(request)
         }.receiving(Reception(maxBodyBytes: maxBodyBytes, spooled: spooled, admission: { [keys, counters, settings, now] request in
@@ -110,7 +112,7 @@ struct IngestController: Sendable {
                                       _ parse: (ImportRecord, CategoryResolver) async throws -> Row) async throws -> IngestRows<Row> {
         let records = try Self.records(request)
         guard records.count <= IngestSettings.maxRows else {
-            throw APIError(status: 400, code: "too_many_rows", message: "Send at most \(IngestSettings.maxRows) rows per call; this one has \(records.count).")
+            throw APIError(status: 400, code: ErrorCodes.tooManyRows, message: "Send at most \(IngestSettings.maxRows) rows per call; this one has \(records.count).")
         }
         var rows = IngestRows<Row>()
         for record in records {

@@ -22,7 +22,7 @@ struct IngestMedia: Sendable {
     /// Stores the body; 400 when it is empty, 415 when it is not a JPEG, PNG, HEIC or WebP.
     func store(_ request: HTTPRequest) async throws -> StoredMedia {
         guard (request.bodyFile?.bytes ?? request.body.count) > 0 else {
-            throw APIError(status: 400, code: "missing_file", message: "Send the image as the request body.")
+            throw APIError(status: 400, code: ErrorCodes.missingFile, message: "Send the image as the request body.")
         }
         let incoming = try await uploads.incomingFile()
         do {

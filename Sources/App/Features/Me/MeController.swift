@@ -12,26 +12,26 @@ struct MeController: Sendable {
 
     var routes: [Route] {
         [
-            signedIn.route("GET", "/me") { _, principal in
-                guard let user = try await profiles.profile(of: principal) else { return .empty(status: 204) }
+            signedIn.route("GET", "/me") { _, context, principal in
+                guard let user = try await profiles.scoped(context.scope).profile(of: principal) else { return .empty(status: 204) }
                 return .json(ProfileResponse(user: user))
             },
-            signedIn.permanent("PATCH", "/me") { request, principal in
+            signedIn.permanent("PATCH", "/me") { request, context, principal in
                 let body = try request.decodeBody(ProfileUpdateRequest.self)
                 return .json(ProfileResponse(user: try await profiles.update(principal, nickname: body.nickname, profileURL: body.profileURL)))
             },
-            signedIn.route("DELETE", "/me") { _, principal in
+            signedIn.route("DELETE", "/me") { _, context, principal in
                 try await profiles.delete(principal)
                 revocations.insert([principal.sessionID])
                 return .empty()
             },
-            signedIn.route("GET", "/me/likes") { request, viewer in
+            signedIn.route("GET", "/me/likes") { request, context, viewer in
                 let window = try request.pageWindow()
-                return .json(PostPageResponse(try await posts.liked(by: viewer, page: window.page, limit: window.limit), window: window, now: now()))
+                return .json(PostPageResponse(try await posts.scoped(context.scope).liked(by: viewer, page: window.page, limit: window.limit), window: window, now: now()))
             },
-            signedIn.route("GET", "/me/posts") { request, viewer in
+            signedIn.route("GET", "/me/posts") { request, context, viewer in
                 let window = try request.pageWindow()
-                return .json(PostPageResponse(try await posts.submitted(by: viewer, page: window.page, limit: window.limit), window: window, now: now()))
+                return .json(PostPageResponse(try await posts.scoped(context.scope).submitted(by: viewer, page: window.page, limit: window.limit), window: window, now: now()))
             },
         ]
     }

@@ -10,7 +10,7 @@ struct MediaController: Sendable {
 
     var routes: [Route] {
         [
-            Route("GET", "/media/{name}") { request in
+            Route("GET", "/media/{name}") { request, _ in
                 let file = try await uploads.file(named: request.pathParameters["name"] ?? "")
                 let name = request.pathParameters["name"] ?? ""
                 let tag = "\"" + String(name.prefix(64)) + "\""
@@ -32,7 +32,7 @@ struct MediaController: Sendable {
                     response.headers.add("Content-Range", "bytes \(first)-\(last)/\(file.bytes)")
                     response.file = ResponseFile(path: file.path, offset: first, length: last - first + 1)
                 case .unsatisfiable:
-                    var refused = HTTPResponse.error(status: 416, code: "range_not_satisfiable", message: "The range lies outside the file's \(file.bytes) bytes.")
+                    var refused = HTTPResponse.error(status: 416, code: ErrorCodes.rangeNotSatisfiable, message: "The range lies outside the file's \(file.bytes) bytes.")
                     refused.headers.add("Content-Range", "bytes */\(file.bytes)")
                     return refused
                 }

@@ -15,7 +15,7 @@ struct UploadsController: Sendable {
 
     var routes: [Route] {
         [
-            signedIn.permanent("POST", "/uploads") { request, user in
+            signedIn.permanent("POST", "/uploads") { request, context, user in
                 let media = try await store(request, by: user)
                 return .json(UploadResponse(url: url(of: media), media: media), status: 201)
             }.receiving(reception(admission: { try await admit($0) })),
@@ -45,7 +45,7 @@ struct UploadsController: Sendable {
         let incoming = try await uploads.incomingFile()
         do {
             let part = try await copyFilePart(request, boundary: boundary, to: incoming)
-            guard part.bytes > 0 else { throw APIError(status: 400, code: "missing_file", message: "The file part is empty.", field: "file") }
+            guard part.bytes > 0 else { throw APIError(status: 400, code: ErrorCodes.missingFile, message: "The file part is empty.", field: "file") }
             return try await uploads.adopt(incoming, by: user)
         } catch {
             unlink(incoming)
@@ -62,9 +62,9 @@ struct UploadsController: Sendable {
         do {
             return try Multipart.boundary(contentType: request.headers["Content-Type"])
         } catch Multipart.Failure.notMultipart {
-            throw APIError(status: 415, code: "unsupported_media_type", message: "Send the file as multipart/form-data in a part named file.")
+            throw APIError(status: 415, code: ErrorCodes.unsupportedMediaType, message: "Send the file as multipart/form-data in a part named file.")
         } catch {
-            throw APIError(status: 400, code: "invalid_multipart", message: "The multipart/form-data content type has no usable boundary.")
+            throw APIError(status: 400, code: ErrorCodes.invalidMultipart, message: "The multipart/form-data content type has no usable boundary.")
         }
     }
 
@@ -86,10 +86,10 @@ struct UploadsController: Sendable {
             }
         } catch let failure as Multipart.Failure {
             switch failure {
-            case .missingPart: throw APIError(status: 400, code: "missing_file", message: "No part named file.", field: "file")
-            case .partTooLarge: throw APIError(status: 413, code: "file_too_large", message: "The file exceeds \(limit) bytes.", field: "file")
-            case .malformed(let reason): throw APIError(status: 400, code: "invalid_multipart", message: "The multipart body is malformed: \(reason).")
-            case .notMultipart, .noBoundary: throw APIError(status: 400, code: "invalid_multipart", message: "The body is not multipart/form-data.")
+            case .missingPart: throw APIError(status: 400, code: ErrorCodes.missingFile, message: "No part named file.", field: "file")
+            case .partTooLarge: throw APIError(status: 413, code: ErrorCodes.fileTooLarge, message: "The file exceeds \(limit) bytes.", field: "file")
+            case .malformed(let reason): throw APIError(status: 400, code: ErrorCodes.invalidMultipart, message: "The multipart body is malformed: \(reason).")
+            case .notMultipart, .noBoundary: throw APIError(status: 400, code: ErrorCodes.invalidMultipart, message: "The body is not multipart/form-data.")
             }
         }
     }

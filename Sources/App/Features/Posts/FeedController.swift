@@ -11,12 +11,12 @@ struct FeedController: Sendable {
 
     var routes: [Route] {
         [
-            signedIn.route("GET", "/posts") { request, viewer in
+            signedIn.route("GET", "/posts") { request, context, viewer in
                 let query = try await FeedParameters.parse(request, categories: categories, readsHashtag: true)
-                return .json(PostPageResponse(try await feed.page(query, viewer: viewer), query: query, now: now()))
+                return .json(PostPageResponse(try await feed.scoped(context.scope).page(query, viewer: viewer), query: query, now: now()))
             },
-            Route("GET", "/categories") { _ in
-                .json(CategoryCountsResponse(data: try await feed.categories().map(CategoryCountResponse.init)))
+            signedIn.endpoints.route("GET", "/categories") { _, context in
+                .json(CategoryCountsResponse(data: try await feed.scoped(context.scope).categories().map(CategoryCountResponse.init)))
             },
         ]
     }

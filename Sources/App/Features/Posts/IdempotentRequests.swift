@@ -16,7 +16,7 @@ struct IdempotentRequests: Sendable {
         guard let key = request.headers["Idempotency-Key"] else { return try await body() }
         // Visible ASCII, 1–255 bytes (the shape of a UUID or any client token).
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw APIError(status: 400, code: "invalid_parameter", message: "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            throw APIError(status: 400, code: ErrorCodes.invalidParameter, message: "Idempotency-Key must be 1 to 255 visible ASCII characters",
                            field: "Idempotency-Key")
         }
         let fingerprint = IdempotentRequest(method: request.method, path: request.path, body: request.body)
@@ -27,12 +27,12 @@ struct IdempotentRequests: Sendable {
             response.headers.add("Idempotent-Replayed", "true")
             return response
         case .inProgress:
-            var response = HTTPResponse.error(status: 409, code: "idempotency_key_in_use",
+            var response = HTTPResponse.error(status: 409, code: ErrorCodes.idempotencyKeyInUse,
                                               message: "A request with this Idempotency-Key is still running; retry shortly.")
             response.headers.add("Retry-After", "1")
             return response
         case .mismatch:
-            return .error(status: 422, code: "idempotency_key_reused",
+            return .error(status: 422, code: ErrorCodes.idempotencyKeyReused,
                           message: "This Idempotency-Key was used for another request; send a new key for a new request.",
                           field: "Idempotency-Key")
         case .claimed:

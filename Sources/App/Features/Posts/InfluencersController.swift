@@ -11,18 +11,18 @@ struct InfluencersController: Sendable {
 
     var routes: [Route] {
         [
-            signedIn.route("GET", "/influencers") { request, viewer in
+            signedIn.route("GET", "/influencers") { request, context, viewer in
                 let window = try request.pageWindow()
-                let found = try await influencers.search(try request.searchTerm(), viewer: viewer, page: window.page, limit: window.limit)
+                let found = try await influencers.scoped(context.scope).search(try request.searchTerm(), viewer: viewer, page: window.page, limit: window.limit)
                 return .json(InfluencerPageResponse(found, window: window, item: InfluencerResponse.init))
             },
-            signedIn.route("GET", "/influencers/{id}") { request, viewer in
-                .json(InfluencerResponse(try await influencers.profile(InfluencerID(rawValue: try request.pathID()), viewer: viewer)))
+            signedIn.route("GET", "/influencers/{id}") { request, context, viewer in
+                .json(InfluencerResponse(try await influencers.scoped(context.scope).profile(InfluencerID(rawValue: try request.pathID()), viewer: viewer)))
             },
-            signedIn.route("GET", "/influencers/{id}/posts") { request, viewer in
+            signedIn.route("GET", "/influencers/{id}/posts") { request, context, viewer in
                 let id = InfluencerID(rawValue: try request.pathID())
                 let query = try await FeedParameters.parse(request, categories: categories)
-                return .json(PostPageResponse(try await influencers.posts(id, query: query, viewer: viewer), query: query, now: now()))
+                return .json(PostPageResponse(try await influencers.scoped(context.scope).posts(id, query: query, viewer: viewer), query: query, now: now()))
             },
         ]
     }

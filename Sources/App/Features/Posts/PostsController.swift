@@ -14,17 +14,17 @@ struct PostsController: Sendable {
 
     var routes: [Route] {
         [
-            signedIn.route("GET", "/posts/top10") { request, viewer in
+            signedIn.route("GET", "/posts/top10") { request, context, viewer in
                 let category = try await request.query["category"].asyncMap { try await categories.resolve($0) }
-                let top = try await posts.top10(category: category, viewer: viewer)
+                let top = try await posts.scoped(context.scope).top10(category: category, viewer: viewer)
                 return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", HTTPResponse.jsonContentType)]),
                                     body: topTen.body(top, category: category?.rawValue ?? "", now: now()))
             },
-            signedIn.route("GET", "/posts/{id}") { request, viewer in
-                .json(PostResponse(post: try await posts.post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now(),
+            signedIn.route("GET", "/posts/{id}") { request, context, viewer in
+                .json(PostResponse(post: try await posts.scoped(context.scope).post(PostID(rawValue: try request.pathID()), viewer: viewer), now: now(),
                                    includesCaption: true))
             },
-            signedIn.permanent("POST", "/posts") { request, user in
+            signedIn.permanent("POST", "/posts") { request, context, user in
                 try await idempotent.run(request, user: user.userID) {
                     let body = try request.decodeBody(CreatePostRequest.self)
                     let post = NewPost(
@@ -36,7 +36,7 @@ struct PostsController: Sendable {
                     return .json(PostResponse(post: try await posts.create(post, by: user), now: now(), includesCaption: true), status: 201)
                 }
             },
-            signedIn.permanent("PATCH", "/posts/{id}") { request, user in
+            signedIn.permanent("PATCH", "/posts/{id}") { request, context, user in
                 let id = PostID(rawValue: try request.pathID())
                 let body = try request.decodeBody(UpdatePostRequest.self)
                 var changes = PostChanges()
@@ -53,15 +53,15 @@ struct PostsController: Sendable {
                 changes.postType = body.postType
                 return .json(PostResponse(post: try await posts.update(id, changes: changes, by: user), now: now(), includesCaption: true))
             },
-            signedIn.permanent("DELETE", "/posts/{id}") { request, user in
+            signedIn.permanent("DELETE", "/posts/{id}") { request, context, user in
                 try await posts.delete(PostID(rawValue: try request.pathID()), by: user)
                 return .empty()
             },
-            signedIn.permanent("PUT", "/posts/{id}/like") { request, user in
+            signedIn.permanent("PUT", "/posts/{id}/like") { request, context, user in
                 let id = try request.pathID()
                 return .json(LikeResponse(postID: id, liked: true, likesCount: try await posts.like(PostID(rawValue: id), by: user)))
             },
-            signedIn.permanent("DELETE", "/posts/{id}/like") { request, user in
+            signedIn.permanent("DELETE", "/posts/{id}/like") { request, context, user in
                 let id = try request.pathID()
                 return .json(LikeResponse(postID: id, liked: false, likesCount: try await posts.unlike(PostID(rawValue: id), by: user)))
             },

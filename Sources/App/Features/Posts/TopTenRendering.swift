@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// The pieces are kept per category as one ranking, taken with one lock a request: kept per
 /// post, the ten lookups' locks were 7 % of a Top 10 request's server CPU, most of it
-/// threads spinning on each other (perf, 2026-12-04).
+/// threads spinning on each other (perf).
 final class TopTenRendering: Sendable {
     /// A class: each request reads ten of them, and a struct's copy retained each of its
     /// post's strings (a copy of `Pieces` was 3.5 % of a Top 10 request's server CPU).

@@ -18,28 +18,28 @@ struct FunctionsPostsController: Sendable {
 
     var routes: [Route] {
         [
-            gate.route("GET", "/functions/v1/posts") { request in
+            gate.route("GET", "/functions/v1/posts") { request, context in
                 let viewer = try authenticator.principal(for: request)
                 let query = try await Self.listQuery(request, categories: categories)
                 switch request.query["action"] {
-                case "list": return try await list(request, query: query, viewer: viewer)
+                case "list": return try await list(request, query: query, viewer: viewer, scope: context.scope)
                 case "top10":
-                    let top = try await posts.top10(category: nil, viewer: viewer)
+                    let top = try await posts.scoped(context.scope).top10(category: nil, viewer: viewer)
                     let now = now()
                     return .json(top.enumerated().map { PostResponse(post: $1, now: now, rank: $0 + 1, dialect: .functions) })
-                case "schedule": return try await schedule(request, viewer: viewer)
+                case "schedule": return try await schedule(request, viewer: viewer, scope: context.scope)
                 default: throw Self.unknownAction
                 }
             },
-            gate.route("POST", "/functions/v1/posts") { request in
+            gate.route("POST", "/functions/v1/posts") { request, context in
                 guard request.query["action"] == "create" else { throw Self.unknownAction }
                 return try await create(request, by: try authenticator.principal(for: request).permanent())
             },
-            gate.route("PUT", "/functions/v1/posts") { request in
+            gate.route("PUT", "/functions/v1/posts") { request, context in
                 guard request.query["action"] == "update" else { throw Self.unknownAction }
                 return try await update(request, by: try authenticator.principal(for: request).permanent())
             },
-            gate.route("DELETE", "/functions/v1/posts") { request in
+            gate.route("DELETE", "/functions/v1/posts") { request, context in
                 guard request.query["action"] == "delete" else { throw Self.unknownAction }
                 let user = try authenticator.principal(for: request).permanent()
                 guard let id = try SupabaseBody(request).id("post_id") else { throw Self.missing("post_id") }
@@ -49,10 +49,10 @@ struct FunctionsPostsController: Sendable {
         ]
     }
 
-    static let unknownAction = APIError(status: 400, code: "bad_request", message: "Unknown action or method")
+    static let unknownAction = APIError(status: 400, code: SupabaseErrorCodes.badRequest, message: "Unknown action or method")
 
     static func missing(_ field: String) -> APIError {
-        APIError(status: 400, code: "missing_required_field", message: "'\(field)' is required", field: field)
+        APIError(status: 400, code: ErrorCodes.missingRequiredField, message: "'\(field)' is required", field: field)
     }
 
     /// `page` from 1 and `limit` 1–50 as the function reads them: unparsable means the
@@ -76,27 +76,27 @@ struct FunctionsPostsController: Sendable {
         return query
     }
 
-    private func list(_ request: HTTPRequest, query: FeedQuery, viewer: Principal) async throws -> HTTPResponse {
+    private func list(_ request: HTTPRequest, query: FeedQuery, viewer: Principal, scope: RequestScope) async throws -> HTTPResponse {
         var query = query
         let window = try Self.window(request, reach: query.offsetReach)
         query.page = window.page
         query.limit = window.limit
-        let found = try await feed.page(query, viewer: viewer)
+        let found = try await feed.scoped(scope).page(query, viewer: viewer)
         let now = now()
         // The app pages until it holds `total`: the total offset pages reach, the last one cut there.
         return .json(FunctionsPage(data: found.items.prefix(window.visible).map { PostResponse(post: $0, now: now, dialect: .functions) },
                                    total: window.reachable(found.total), page: window.page))
     }
 
-    private func schedule(_ request: HTTPRequest, viewer: Principal) async throws -> HTTPResponse {
+    private func schedule(_ request: HTTPRequest, viewer: Principal, scope: RequestScope) async throws -> HTTPResponse {
         guard let start = request.query["start_date"], let end = request.query["end_date"] else {
-            throw APIError(status: 400, code: "invalid_params", message: "start_date and end_date are required")
+            throw APIError(status: 400, code: ErrorCodes.invalidParameter, message: "start_date and end_date are required")
         }
         guard let first = KoreaDay(start), let last = KoreaDay(end), first <= last else {
-            throw APIError(status: 400, code: "invalid_params", message: "start_date and end_date must be YYYY-MM-DD, in order")
+            throw APIError(status: 400, code: ErrorCodes.invalidParameter, message: "start_date and end_date must be YYYY-MM-DD, in order")
         }
         let window = try Self.window(request)
-        let found = try await follows.schedule(first...last, viewer: viewer, page: window.page, limit: window.limit)
+        let found = try await follows.scoped(scope).schedule(first...last, viewer: viewer, page: window.page, limit: window.limit)
         let now = now()
         return .json(FunctionsSchedule(data: found.items.map { PostResponse(post: $0, now: now, dialect: .functions) }, page: window.page,
                                        limit: window.limit, total: found.total))
@@ -127,7 +127,7 @@ struct FunctionsPostsController: Sendable {
         changes.groupBuyingEnd = try body.string("group_buying_end").map { try WireDate.parse($0, field: "group_buying_end") }
         guard changes.productName != nil || changes.price != nil || changes.category != nil || changes.groupBuyingStart != nil
             || changes.groupBuyingEnd != nil else {
-            throw APIError(status: 400, code: "no_fields_to_update", message: "No fields to update")
+            throw APIError(status: 400, code: ErrorCodes.noFieldsToUpdate, message: "No fields to update")
         }
         return .json(PostResponse(post: try await posts.update(PostID(rawValue: id), changes: changes, by: user), now: now(), dialect: .functions))
     }

@@ -19,17 +19,17 @@ struct RestLikesController: Sendable {
 
     var routes: [Route] {
         [
-            gate.route("GET", "/rest/v1/likes") { request in
+            gate.route("GET", "/rest/v1/likes") { request, context in
                 let viewer = try authenticator.principal(for: request)
                 let filters = try Self.filters(request, allowed: ["select", "user_id"])
                 try Self.own(filters["user_id"], viewer)
                 guard [nil, "post_id", "*"].contains(request.query["select"]) else {
                     throw Self.badRequest("select must be post_id")
                 }
-                let ids = try await posts.likedIDs(by: viewer, limit: Self.maxRows)
+                let ids = try await posts.scoped(context.scope).likedIDs(by: viewer, limit: Self.maxRows)
                 return .json(ids.map { LikeRow(userID: request.query["select"] == "post_id" ? nil : viewer.userID, postID: $0.rawValue) })
             },
-            gate.route("POST", "/rest/v1/likes") { request in
+            gate.route("POST", "/rest/v1/likes") { request, context in
                 let user = try authenticator.principal(for: request).permanent()
                 let body = try SupabaseBody(request, acceptsSingleElementArray: true)
                 try body.refuseNulls(["user_id", "post_id"])
@@ -38,14 +38,14 @@ struct RestLikesController: Sendable {
                 _ = try await posts.like(PostID(rawValue: post), by: user)
                 return Self.answer(request, status: 201, rows: [LikeRow(userID: user.userID, postID: post, createdAt: now())])
             },
-            gate.route("DELETE", "/rest/v1/likes") { request in
+            gate.route("DELETE", "/rest/v1/likes") { request, context in
                 let user = try authenticator.principal(for: request).permanent()
                 let filters = try Self.filters(request, allowed: ["user_id", "post_id"])
                 try Self.own(filters["user_id"], user.principal)
                 guard let post = filters["post_id"].flatMap(Self.equalID) else { throw Self.badRequest("filter with post_id=eq.<id>") }
                 let id = PostID(rawValue: post)
                 do {
-                    let existed = Self.returnsRepresentation(request) ? try await posts.post(id, viewer: user.principal).isLiked : false
+                    let existed = Self.returnsRepresentation(request) ? try await posts.scoped(context.scope).post(id, viewer: user.principal).isLiked : false
                     _ = try await posts.unlike(id, by: user)
                     return Self.answer(request, status: 204, rows: existed ? [LikeRow(userID: user.userID, postID: post)] : [])
                 } catch DomainError.notFound {
@@ -80,7 +80,7 @@ struct RestLikesController: Sendable {
     }
 
     static func badRequest(_ message: String) -> APIError {
-        APIError(status: 400, code: "invalid_filter", message: message)
+        APIError(status: 400, code: ErrorCodes.invalidFilter, message: message)
     }
 
     private static func returnsRepresentation(_ request: HTTPRequest) -> Bool {

@@ -16,13 +16,13 @@ struct SupabaseAuthController: Sendable {
 
     var routes: [Route] {
         [
-            gate.route("POST", "/auth/v1/signup") { request in try await signUp(request) },
-            gate.route("POST", "/auth/v1/token") { request in try await token(request) },
-            gate.route("GET", "/auth/v1/user") { request in
-                .json(SupabaseUser(user: try await profiles.account(of: try authenticator.principal(for: request))))
+            gate.route("POST", "/auth/v1/signup") { request, context in try await signUp(request) },
+            gate.route("POST", "/auth/v1/token") { request, context in try await token(request) },
+            gate.route("GET", "/auth/v1/user") { request, context in
+                .json(SupabaseUser(user: try await profiles.scoped(context.scope).account(of: try authenticator.principal(for: request))))
             },
-            gate.route("PUT", "/auth/v1/user") { request in try await updateUser(request) },
-            gate.route("POST", "/auth/v1/logout") { request in
+            gate.route("PUT", "/auth/v1/user") { request, context in try await updateUser(request) },
+            gate.route("POST", "/auth/v1/logout") { request, context in
                 let principal = try authenticator.principal(for: request)
                 guard let scope = LogoutScope(rawValue: request.query["scope"] ?? "global") else {
                     throw APIError.invalidParameter("scope", "scope must be global, local or others")
@@ -31,8 +31,8 @@ struct SupabaseAuthController: Sendable {
                 if scope != .others { revocations.insert([principal.sessionID]) }
                 return .empty()
             },
-            gate.route("GET", "/auth/v1/settings") { _ in .json(SupabaseAuthSettings(settings: settings)) },
-            gate.route("GET", "/auth/v1/.well-known/jwks.json") { _ in
+            gate.route("GET", "/auth/v1/settings") { _, context in .json(SupabaseAuthSettings(settings: settings)) },
+            gate.route("GET", "/auth/v1/.well-known/jwks.json") { _, context in
                 // Access tokens are HS256 (a shared secret): there is no public key to publish.
                 .json(JSONKeySet())
             },
@@ -65,7 +65,7 @@ struct SupabaseAuthController: Sendable {
             do {
                 return session(try await authentication.refresh(refreshToken: try body.required("refresh_token")))
             } catch AuthError.invalidToken, AuthError.sessionRevoked {
-                throw APIError(status: 400, code: "refresh_token_not_found", message: "Invalid Refresh Token: Refresh Token Not Found")
+                throw APIError(status: 400, code: ErrorCodes.refreshTokenNotFound, message: "Invalid Refresh Token: Refresh Token Not Found")
             }
         case "id_token":
             guard let provider = IdentityProvider(rawValue: try body.required("provider")), provider != .email else {

@@ -61,7 +61,7 @@ struct SupabaseBody {
     /// A required, non-empty string field (`missing_required_field` in the functions' words).
     func required(_ name: String) throws -> String {
         guard let text = try string(name), !text.isEmpty else {
-            throw APIError(status: 400, code: "missing_required_field", message: "'\(name)' is required", field: name)
+            throw APIError(status: 400, code: ErrorCodes.missingRequiredField, message: "'\(name)' is required", field: name)
         }
         return text
     }

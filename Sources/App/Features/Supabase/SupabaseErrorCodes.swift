@@ -2,6 +2,9 @@ import HTTPServer
 /// Our error codes in the words of the services the 09Market app was built against. Each
 /// function takes our answer (status, code, message) and returns the original's.
 enum SupabaseErrorCodes {
+    /// The edge functions' code for an action or method they do not know.
+    static let badRequest = "bad_request"
+
     /// Supabase Auth (GoTrue) codes; its clients sign out on `session_not_found`,
     /// `refresh_token_not_found` and `refresh_token_already_used`, and show the message.
     static func auth(status: Int, code: String, message: String) -> (Int, String, String) {
@@ -35,7 +38,9 @@ enum SupabaseErrorCodes {
         case "missing_file": return (400, "missing_required_field", "'file' is required")
         case "unsupported_media_type": return (400, "invalid_file_type", message)
         case "file_too_large": return (400, "file_too_large", message)
-        case "invalid_multipart": return (400, "bad_request", message)
+        case "invalid_multipart": return (400, badRequest, message)
+        // `_shared/validation.ts`: a parameter that does not parse.
+        case "invalid_parameter": return (400, "invalid_params", message)
         default: return (status, code, message)
         }
     }

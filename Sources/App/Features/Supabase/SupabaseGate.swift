@@ -31,17 +31,18 @@ struct SupabaseGate: Sendable {
     let settings: SupabaseSettings
     let errors: ErrorResponses
     let dialect: SupabaseDialect
+    let endpoints: Endpoints
 
-    func route(_ method: String, _ path: String, _ handler: @escaping Route.Handler) -> Route {
-        Route(method, path) { [settings, errors, dialect] request in
+    func route(_ method: String, _ path: String, _ handler: @escaping AppHandler) -> Route {
+        endpoints.route(method, path) { [settings, errors, dialect] request, context in
             var response: HTTPResponse
             if let refusal = Self.keyRefusal(request, settings: settings) {
                 response = refusal
             } else {
                 do {
-                    response = try await handler(request)
+                    response = try await handler(request, context)
                 } catch {
-                    response = Self.render(errors.response(for: error, request: request), in: dialect)
+                    response = Self.render(errors.answer(for: error, request: request), in: dialect)
                 }
             }
             if dialect == .auth { response.headers.set("X-Supabase-Api-Version", "2024-01-01") }
@@ -57,7 +58,7 @@ struct SupabaseGate: Sendable {
             do {
                 return try await check(request)
             } catch {
-                return Self.render(errors.response(for: error, request: request), in: dialect)
+                return Self.render(errors.answer(for: error, request: request), in: dialect)
             }
         }
     }
@@ -75,19 +76,17 @@ struct SupabaseGate: Sendable {
 
     private static func gatewayError(_ message: String, hint: String) -> HTTPResponse {
         var response = HTTPResponse.json(JSONObject([("message", .string(message)), ("hint", .string(hint))]), status: 401)
-        response.errorCode = "invalid_api_key"
+        response.errorCode = ErrorCodes.invalidAPIKey
         return response
     }
 
-    /// Re-expresses one of our error answers (`{error, message}`) in `dialect`.
-    static func render(_ answer: HTTPResponse, in dialect: SupabaseDialect) -> HTTPResponse {
-        guard answer.status >= 400, let code = answer.errorCode else { return answer }
-        let message = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["message"] as? String ?? ""
+    /// One of our answers (``ErrorResponses/answer(for:request:)``) in `dialect`.
+    static func render(_ answer: APIError, in dialect: SupabaseDialect) -> HTTPResponse {
         let (status, wireCode, wireMessage): (Int, String, String)
         switch dialect {
-        case .auth: (status, wireCode, wireMessage) = SupabaseErrorCodes.auth(status: answer.status, code: code, message: message)
-        case .functions: (status, wireCode, wireMessage) = SupabaseErrorCodes.functions(status: answer.status, code: code, message: message)
-        case .postgrest: (status, wireCode, wireMessage) = SupabaseErrorCodes.postgrest(status: answer.status, code: code, message: message)
+        case .auth: (status, wireCode, wireMessage) = SupabaseErrorCodes.auth(status: answer.status, code: answer.code, message: answer.message)
+        case .functions: (status, wireCode, wireMessage) = SupabaseErrorCodes.functions(status: answer.status, code: answer.code, message: answer.message)
+        case .postgrest: (status, wireCode, wireMessage) = SupabaseErrorCodes.postgrest(status: answer.status, code: answer.code, message: answer.message)
         }
         let body: JSONObject
         switch dialect {
@@ -101,7 +100,7 @@ struct SupabaseGate: Sendable {
         }
         var response = HTTPResponse.json(body, status: status)
         response.errorCode = wireCode
-        for name in ["Retry-After"] { if let value = answer.headers[name] { response.headers.set(name, value) } }
+        if let wait = answer.headers["Retry-After"] { response.headers.set("Retry-After", wait) }
         return response
     }
 }

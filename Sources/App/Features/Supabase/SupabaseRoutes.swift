@@ -8,14 +8,15 @@ import HTTPServer
 struct SupabaseRoutes {
     let settings: SupabaseSettings
     let errors: ErrorResponses
+    let endpoints: Endpoints
 
     // One parameter per dependency, as the composition root has them.
     func routes(authentication: Authentication, profiles: Profiles, authenticator: Authenticator, revocations: SessionRevocations,
                 auth: AuthSettings, limits: AuthRateLimits, posts: Posts, feed: BrowseFeed, follows: Follows, influencers: Influencers,
                 registration: InfluencerRegistration, uploads: UploadsController, categories: CategoryResolver,
                 now: @escaping @Sendable () -> Date) -> [Route] {
-        let authGate = SupabaseGate(settings: settings, errors: errors, dialect: .auth)
-        let functions = SupabaseGate(settings: settings, errors: errors, dialect: .functions)
+        let authGate = SupabaseGate(settings: settings, errors: errors, dialect: .auth, endpoints: endpoints)
+        let functions = SupabaseGate(settings: settings, errors: errors, dialect: .functions, endpoints: endpoints)
         return SupabaseAuthController(authentication: authentication, profiles: profiles, authenticator: authenticator, revocations: revocations,
                                       settings: auth, limits: limits, gate: authGate).routes
             + FunctionsPostsController(posts: posts, feed: feed, follows: follows, authenticator: authenticator, categories: categories,
@@ -23,6 +24,6 @@ struct SupabaseRoutes {
             + FunctionsAccountController(profiles: profiles, influencers: influencers, registration: registration, uploads: uploads,
                                          authenticator: authenticator, gate: functions).routes
             + RestLikesController(posts: posts, authenticator: authenticator, now: now,
-                                  gate: SupabaseGate(settings: settings, errors: errors, dialect: .postgrest)).routes
+                                  gate: SupabaseGate(settings: settings, errors: errors, dialect: .postgrest, endpoints: endpoints)).routes
     }
 }

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTPServer
 import Persistence
+import PostgresDriver
 import Workers
 
 /// `market09 import supabase-media EXPORT --storage-url URL`: the images of the old

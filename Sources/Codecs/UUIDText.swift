@@ -2,7 +2,7 @@ import Foundation
 
 /// UUIDs to and from their 8-4-4-4-12 hex text without Foundation's `snprintf` and
 /// `sscanf`: `uuidString` and `UUID(uuidString:)` through libc's format machinery were
-/// 3 % of a `/v1/me` request's server CPU (perf, 2026-12-04), and a signed-in request
+/// 3 % of a `/v1/me` request's server CPU (perf), and a signed-in request
 /// formats or parses a UUID four to six times (its token's `sub` and `sid`, its
 /// statement's parameter, its row, its answer).
 extension UUID {

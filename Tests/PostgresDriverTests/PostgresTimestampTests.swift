@@ -1,5 +1,6 @@
 import Foundation
-@testable import Persistence
+
+@testable import PostgresDriver
 import Testing
 
 @Suite struct PostgresTimestampTests {

@@ -41,7 +41,7 @@ extension PostgresConnection {
     /// is at or before it (also with `synchronous_commit = off`, whose commit records may
     /// not be written out yet).
     public func walInsertPosition() throws -> WALPosition {
-        let text: String = try query("SELECT pg_current_wal_insert_lsn()::text").first!.decode(0)
+        let text: String = try query("SELECT pg_current_wal_insert_lsn()::text").single().decode(0)
         guard let position = WALPosition(text) else { throw PostgresError(message: "unexpected WAL position \(text)") }
         return position
     }

@@ -74,7 +74,7 @@ public final class PostgresConnection {
     /// Through a pooler the start-up options are not sent: the role must supply what the
     /// decoders rely on, checked once per connection rather than misread later.
     private func requireSessionSettings() throws {
-        let row = try query("SELECT current_setting('TimeZone'), current_setting('DateStyle')").first!
+        let row = try query("SELECT current_setting('TimeZone'), current_setting('DateStyle')").single()
         let (zone, style): (String, String) = (try row.decode(0), try row.decode(1))
         guard ["UTC", "Etc/UTC"].contains(zone), style.hasPrefix("ISO") else {
             close()
@@ -102,13 +102,21 @@ public final class PostgresConnection {
         preparedNames.removeAll()
     }
 
-    /// Runs one parameterised statement (`$1`, `$2`, …), preparing it on first use.
+    /// Runs one statement (see ``SQL``: its values bound where they are written), prepared
+    /// on first use: the one way in for statements with values.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
-        try query(sql, texts: parameters.map { $0.postgresText })
+    public func query(_ statement: SQL) throws -> PostgresRows {
+        let (text, parameters) = statement.rendered
+        return try query(text, texts: parameters.map { $0.postgresText })
     }
 
-    /// ``query(_:_:)`` with its parameters already in text form.
+    /// Runs `statement` and gives the number of rows it affected.
+    @discardableResult
+    public func execute(_ statement: SQL) throws -> Int {
+        try query(statement).affectedRows
+    }
+
+    /// A statement's text with its parameters already in text form.
     func query(_ sql: String, texts: [String?]) throws -> PostgresRows {
         if mode == .unnamed { return try queryPlannedForValues(sql, texts: texts) }
         let handle = try openHandle()
@@ -125,8 +133,9 @@ public final class PostgresConnection {
     /// matches 70 % wants to walk the sort order); a prepared statement may settle on one
     /// generic plan for all of them after five runs.
     @discardableResult
-    public func queryPlannedForValues(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
-        try queryPlannedForValues(sql, texts: parameters.map { $0.postgresText })
+    public func queryPlannedForValues(_ statement: SQL) throws -> PostgresRows {
+        let (text, parameters) = statement.rendered
+        return try queryPlannedForValues(text, texts: parameters.map { $0.postgresText })
     }
 
     private func queryPlannedForValues(_ sql: String, texts: [String?]) throws -> PostgresRows {
@@ -137,17 +146,22 @@ public final class PostgresConnection {
         return try check(result, handle: handle)
     }
 
-    /// Runs one parameterised statement that returns no rows and gives the number of rows
-    /// it affected.
-    @discardableResult
-    public func execute(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> Int {
-        try query(sql, parameters).affectedRows
+    /// Runs a script of one or more statements (simple query protocol), which cannot carry
+    /// values: a script with one is refused before it is sent.
+    public func execute(script: SQL) throws {
+        let (text, parameters) = script.rendered
+        guard parameters.isEmpty else {
+            throw PostgresError(message: "a script cannot carry values; run its statements one by one with query(_:)")
+        }
+        try execute(unsafeSQL: text)
     }
 
-    /// Runs a script of one or more statements without parameters (simple query protocol).
-    public func execute(script: String) throws {
+    /// Runs text as SQL as it is, statements and all (simple query protocol): the escape
+    /// hatch for text that is SQL by nature — a migration's file. Anything else goes
+    /// through ``SQL``; a test reads the callers.
+    public func execute(unsafeSQL text: String) throws {
         let handle = try openHandle()
-        _ = try check(PQexec(handle, script), handle: handle)
+        _ = try check(PQexec(handle, text), handle: handle)
     }
 
     /// Streams rows into `table` with `COPY … FROM STDIN` (text format). `produce` is called

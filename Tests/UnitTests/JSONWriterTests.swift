@@ -1,4 +1,5 @@
 @testable import App
+import Codecs
 import Domain
 import Foundation
 import HTTPServer

@@ -1,5 +1,4 @@
 import Foundation
-import Workers
 
 /// A read waiting to be sent: its statement, when and for whom it was asked, and where its
 /// rows go (decoded and handed to the caller on the thread that ran the pipeline).
@@ -34,14 +33,15 @@ extension PostgresPool {
     /// thread, as ``withConnection(_:)`` would: nothing to wait for, nothing to share.
     ///
     /// `decode` runs on the pool thread with the rows; its value is returned. Errors are as
-    /// ``withConnection(_:)``'s: a read that waited too long or whose client left is not sent.
-    public func read<T: Sendable>(_ sql: String, _ parameters: [any PostgresEncodable] = [],
+    /// ``withConnection(presence:_:)``'s: a read that waited too long or whose client left
+    /// (`presence`) is not sent.
+    public func read<T: Sendable>(_ statement: SQL, presence: ClientPresence? = nil,
                                   decode: @escaping @Sendable (PostgresRows) throws -> T) async throws -> T {
+        let (sql, parameters) = statement.rendered
         let statement = PipelinedStatement(sql: sql, texts: parameters.map { $0.postgresText })
         if let worker = PoolWorker.current, worker.queue === queue, queue.isEmpty, pendingReads.withLock({ $0.reads.isEmpty }) {
-            return try await withConnection { connection in try decode(connection.query(statement.sql, texts: statement.texts)) }
+            return try await withConnection(presence: presence) { connection in try decode(connection.query(statement.sql, texts: statement.texts)) }
         }
-        let presence = ClientPresence.current
         return try await withCheckedThrowingContinuation { continuation in
             let read = PendingRead(statement: statement, enqueued: .now, presence: presence) { rows in
                 continuation.resume(with: Result { try decode(rows.get()) })
@@ -80,7 +80,7 @@ extension PostgresPool {
         if more { enqueueFlush() }
         var reads: [PendingRead] = []
         for read in taken {
-            if let refusal = queue.refusal(enqueuedAt: read.enqueued, maxWait: configuration.maxQueueWait, presence: { read.presence }) {
+            if let refusal = queue.refusal(enqueuedAt: read.enqueued, maxWait: configuration.maxQueueWait, presence: read.presence) {
                 read.deliver(.failure(refusal))
             } else {
                 reads.append(read)

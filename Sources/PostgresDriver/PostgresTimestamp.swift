@@ -1,12 +1,12 @@
-import Domain
+import Codecs
 import Foundation
 
 /// Converts between `Date` and the text form of `timestamptz` without `DateFormatter`,
 /// which is slow and locale-sensitive. Connections run with `DateStyle=ISO` and
 /// `TimeZone=UTC`, so the server prints `2026-11-29 13:58:26.123456+00`.
-enum PostgresTimestamp {
+public enum PostgresTimestamp {
     /// Formats as `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
         var seconds = Int((micros / 1_000_000).rounded(.down))
         let fraction = Int(micros) - seconds * 1_000_000
@@ -17,7 +17,7 @@ enum PostgresTimestamp {
     }
 
     /// Parses `YYYY-MM-DD[ T]HH:MM:SS[.f{1,6}][(+|-)HH[:MM[:SS]]|Z]`; `nil` otherwise.
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
               let month = scanner.number(digits: 2), scanner.skip("-"),

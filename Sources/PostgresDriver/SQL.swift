@@ -2,7 +2,7 @@
 /// interpolated queries do: `"UPDATE users SET nickname = \(name) WHERE id = \(id)"` is
 /// sent as `… = $1 WHERE id = $2` with the two values as parameters, so a reader never
 /// matches `$6` to the sixth element of an array, and a value can never become SQL text.
-/// Text that is SQL (a fragment built from constants) goes in with `\(raw:)`, another
+/// Text that is SQL (a fragment built from constants) goes in with `\(unescaped:)`, another
 /// statement's pieces with `\(fragment)`; both keep their own bindings, renumbered.
 public struct SQL: ExpressibleByStringInterpolation, Sendable {
     fileprivate enum Piece: Sendable {
@@ -57,9 +57,15 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable {
             pieces.append(.value(value))
         }
 
-        /// SQL text itself: only for fragments made of constants, never for input.
-        public mutating func appendInterpolation(raw text: String) {
+        /// SQL text itself, unchecked (postgres-nio's name): only for identifiers and
+        /// fragments made of constants, never for input.
+        public mutating func appendInterpolation(unescaped text: String) {
             pieces.append(.text(text))
+        }
+
+        /// A number written into the text (a LIMIT the planner should know).
+        public mutating func appendInterpolation(raw number: Int) {
+            pieces.append(.text(String(number)))
         }
 
         /// Another statement's pieces, its values renumbered in place.
@@ -69,17 +75,30 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable {
     }
 }
 
-extension PostgresConnection {
-    /// Runs `statement` (see ``SQL``), prepared on first use.
-    @discardableResult
-    public func query(sql statement: SQL) throws -> PostgresRows {
-        let (text, parameters) = statement.rendered
-        return try query(text, parameters)
+extension SQL {
+    /// Whether it holds nothing.
+    public var isEmpty: Bool { pieces.allSatisfy { if case .text(let text) = $0 { text.isEmpty } else { false } } }
+
+    /// The two statements' pieces one after the other, values renumbered.
+    public static func + (lhs: SQL, rhs: SQL) -> SQL {
+        var joined = lhs
+        joined.pieces += rhs.pieces
+        return joined
     }
 
-    /// Runs `statement` and gives the number of rows it affected.
-    @discardableResult
-    public func execute(sql statement: SQL) throws -> Int {
-        try query(sql: statement).affectedRows
+    public static func += (lhs: inout SQL, rhs: SQL) {
+        lhs.pieces += rhs.pieces
+    }
+}
+
+extension Array where Element == SQL {
+    /// The fragments with `separator` (SQL text) between them.
+    public func joined(separator: String) -> SQL {
+        var joined = SQL(stringLiteral: "")
+        for (index, fragment) in enumerated() {
+            if index > 0 { joined += SQL(stringLiteral: separator) }
+            joined += fragment
+        }
+        return joined
     }
 }

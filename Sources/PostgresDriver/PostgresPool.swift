@@ -1,7 +1,5 @@
-import Domain
 import Foundation
 import Synchronization
-import Workers
 
 /// A fixed set of PostgreSQL connections, each owned by one thread of the pool.
 ///
@@ -74,25 +72,27 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    /// Runs `body` on a pool thread with a connection and returns its result.
+    /// Runs `body` on a pool thread with a connection and returns its result; not at all
+    /// when it waited longer than the pool's `maxQueueWait`, or for a client that has left
+    /// (`presence`, for work only that client wants).
     @discardableResult
     public func withConnection<T: Sendable>(
+        presence: ClientPresence? = nil,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
         if let worker = PoolWorker.current, worker.queue === queue {
             // Already on one of this pool's threads (a task that prefers the pool as its
             // executor): use its connection right here, no hop. The task's wait in the
             // queue counts as the job's.
-            if let refusal = queue.refusal(enqueuedAt: worker.taskEnqueuedAt, maxWait: configuration.maxQueueWait, presence: { ClientPresence.current }) {
+            if let refusal = queue.refusal(enqueuedAt: worker.taskEnqueuedAt, maxWait: configuration.maxQueueWait, presence: presence) {
                 throw refusal
             }
             return try queue.counted(Self.run(body, on: &worker.connection, configuration: configuration)).get()
         }
-        let presence = ClientPresence.current
         return try await withCheckedThrowingContinuation { continuation in
             let enqueued = ContinuousClock.now
             let accepted = queue.enqueue { [queue] worker, configuration in
-                if let refusal = queue.refusal(enqueuedAt: enqueued, maxWait: configuration.maxQueueWait, presence: { presence }) {
+                if let refusal = queue.refusal(enqueuedAt: enqueued, maxWait: configuration.maxQueueWait, presence: presence) {
                     continuation.resume(throwing: refusal)
                     return
                 }
@@ -108,10 +108,10 @@ public final class PostgresPool: Sendable {
     /// `maxAttempts` times) when PostgreSQL reports a serialization failure or deadlock.
     @discardableResult
     public func transaction<T: Sendable>(
-        maxAttempts: Int = 3,
+        maxAttempts: Int = 3, presence: ClientPresence? = nil,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        try await statement(maxAttempts: maxAttempts) { connection in try connection.transaction(body) }
+        try await statement(maxAttempts: maxAttempts, presence: presence) { connection in try connection.transaction(body) }
     }
 
     /// Runs `body`, whose single statement is its own transaction (no BEGIN/COMMIT round
@@ -119,10 +119,10 @@ public final class PostgresPool: Sendable {
     /// serialization failure or deadlock.
     @discardableResult
     public func statement<T: Sendable>(
-        maxAttempts: Int = 3,
+        maxAttempts: Int = 3, presence: ClientPresence? = nil,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        try await withConnection { connection in
+        try await withConnection(presence: presence) { connection in
             var attempt = 1
             while true {
                 do {
@@ -154,13 +154,17 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    static func run<T>(
-        _ body: (PostgresConnection) throws -> T,
-        on slot: inout PostgresConnection?,
-        configuration: Configuration
+    /// Runs `body` on the connection in `slot`, opened (again) first when there is none or
+    /// it is closed. A connection that breaks is dropped; the job runs once more on a fresh
+    /// one only when it reused a connection and never reached the server (a connection the
+    /// server closed while idle), so a statement is never sent twice.
+    static func run<T, Connection: PooledConnection>(
+        _ body: (Connection) throws -> T,
+        on slot: inout Connection?,
+        open: () throws -> Connection
     ) -> Result<T, any Error> {
         for attempt in 1...2 {
-            let connection: PostgresConnection
+            let connection: Connection
             let reused: Bool
             if let existing = slot, existing.isOpen {
                 connection = existing
@@ -168,8 +172,7 @@ public final class PostgresPool: Sendable {
             } else {
                 slot?.close()
                 do {
-                    connection = try PostgresConnection(url: configuration.url, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
-                                                        statementTimeout: configuration.statementTimeout, mode: configuration.statementMode)
+                    connection = try open()
                 } catch {
                     slot = nil
                     return .failure(error)
@@ -191,7 +194,28 @@ public final class PostgresPool: Sendable {
         }
         return .failure(PostgresError(code: .connectionFailure, message: "connection lost twice"))
     }
+
+    /// ``run(_:on:open:)`` with a connection of this pool's configuration.
+    static func run<T>(_ body: (PostgresConnection) throws -> T, on slot: inout PostgresConnection?, configuration: Configuration) -> Result<T, any Error> {
+        run(body, on: &slot) {
+            try PostgresConnection(url: configuration.url, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
+                                   statementTimeout: configuration.statementTimeout, mode: configuration.statementMode)
+        }
+    }
 }
+
+/// What the pool needs of a connection to keep it, drop it or retry on a fresh one (a
+/// fake stands in for libpq in the pool's unit tests).
+protocol PooledConnection: AnyObject {
+    /// Whether it can still be used.
+    var isOpen: Bool { get }
+    /// Round trips that got an answer: unchanged across a failed job means the job never
+    /// reached the server.
+    var successfulRoundTrips: Int { get }
+    func close()
+}
+
+extension PostgresConnection: PooledConnection {}
 
 /// Names the calling thread for `top -H`, `perf` and `/proc` (at most 15 bytes). Written to
 /// `/proc/thread-self/comm`: Foundation's `Thread.name` is applied only when the new thread
@@ -245,7 +269,4 @@ extension PostgresPool: TaskExecutor {
     }
 }
 
-extension PostgresPool: ReadinessProbe {
-    /// A trivial query through the pool.
-    public func check() async throws { try await ping() }
-}
+

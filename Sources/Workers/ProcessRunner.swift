@@ -2,12 +2,12 @@ import Foundation
 
 /// Runs a command to completion and captures its combined output. Blocking: call it from a
 /// thread you own (see ``BlockingWork``) or before the server starts.
-enum ProcessRunner {
-    struct Failure: Error, CustomStringConvertible {
-        let command: String
-        let status: Int32
-        let output: String
-        var description: String {
+public enum ProcessRunner {
+    public struct Failure: Error, CustomStringConvertible {
+        public let command: String
+        public let status: Int32
+        public let output: String
+        public var description: String {
             let lastLines = output.split(separator: "\n").suffix(5).joined(separator: " | ")
             return "\(command) exited with status \(status): \(lastLines)"
         }
@@ -18,7 +18,7 @@ enum ProcessRunner {
     /// because `pg_ctl start` leaves a server running that would inherit a pipe and keep
     /// it open forever.
     @discardableResult
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> String {
+    public static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> String {
         let name = URL(fileURLWithPath: arguments[0]).lastPathComponent
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("market09-\(UUID().uuidString).out").path
         defer { unlink(outputPath) }

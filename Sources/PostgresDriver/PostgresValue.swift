@@ -1,4 +1,4 @@
-import Domain
+import Codecs
 import Foundation
 
 /// A Swift value that can be sent as a statement parameter in PostgreSQL's text format.

@@ -15,9 +15,4 @@ public struct ClientPresence: Sendable {
     public init(hasLeft: @escaping @Sendable () -> Bool) {
         self.hasLeft = hasLeft
     }
-
-    /// The presence of the current task's client; `nil` outside such work (jobs then
-    /// always run). A struct, not the bare closure: a task-local of function type crashed
-    /// the release build in `swift_task_localValuePush` (Swift 6.3) on the first request.
-    @TaskLocal public static var current: ClientPresence?
 }

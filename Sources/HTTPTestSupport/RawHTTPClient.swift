@@ -1,5 +1,4 @@
 import Foundation
-import Persistence
 import Workers
 
 /// One HTTP response as read off the wire.

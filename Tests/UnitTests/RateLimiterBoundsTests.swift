@@ -3,7 +3,6 @@ import Domain
 import Fakes
 import Foundation
 import HTTPServer
-import TestSupport
 import Testing
 
 /// The limiters' tables are keyed by client input: bounded, and emptied by time.

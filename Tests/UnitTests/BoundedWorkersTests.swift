@@ -33,7 +33,7 @@ import Workers
                 try await Task.sleep(for: .milliseconds(1))
             }
             let started = ContinuousClock.now
-            await #expect(throws: DomainError.overloaded(retryAfterSeconds: 1)) { try await workers.run { 0 } }
+            await #expect(throws: WorkersBusy(retryAfterSeconds: 1)) { try await workers.run { 0 } }
             #expect(ContinuousClock.now - started < .seconds(1), "a refusal must not wait for a thread")
             gate.release()
             return try await group.reduce(into: [Int]()) { $0.append($1) }

@@ -1,5 +1,3 @@
-import Domain
-
 /// An error reported by PostgreSQL or by the driver, classified by SQLSTATE so callers can
 /// react to the few cases that matter (a duplicate, a missing parent, a lost connection)
 /// without parsing messages.
@@ -91,17 +89,5 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         text += ": \(message)"
         if let constraint { text += " [constraint \(constraint)]" }
         return text
-    }
-}
-
-extension PostgresError: StoreError {
-    public var unavailable: StoreUnavailable? {
-        switch code {
-        case .poolTimeout: .busy
-        case .clientGone: .clientGone
-        case .queryTimeout: .timedOut
-        case .connectionFailure, .poolClosed: .unreachable
-        default: nil
-        }
     }
 }

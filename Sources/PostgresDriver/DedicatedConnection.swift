@@ -6,13 +6,13 @@ import Synchronization
 /// For the work that must not wait behind the requests it serves: the replica-lag
 /// measurements that route reads, the revocation poll that ends sessions everywhere.
 /// Blocking: call it from a thread of its own, never from the cooperative pool.
-final class DedicatedConnection: Sendable {
+public final class DedicatedConnection: Sendable {
     private let url: String
     private let mode: PostgresConnection.StatementMode
     private let applicationName: String
     private let connection = Mutex<PostgresConnection?>(nil)
 
-    init(url: String, mode: PostgresConnection.StatementMode, applicationName: String) {
+    public init(url: String, mode: PostgresConnection.StatementMode, applicationName: String) {
         self.url = url
         self.mode = mode
         self.applicationName = applicationName
@@ -20,7 +20,7 @@ final class DedicatedConnection: Sendable {
 
     /// Runs `body` on the connection, opening it first if needed (2 s to connect, 2 s per
     /// statement); on any error the connection is closed and the error thrown.
-    func run<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    public func run<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try connection.withLock { connection in
             do {
                 if connection == nil {
@@ -37,5 +37,5 @@ final class DedicatedConnection: Sendable {
     }
 
     /// Closes the connection if open.
-    func close() { connection.withLock { $0?.close(); $0 = nil } }
+    public func close() { connection.withLock { $0?.close(); $0 = nil } }
 }

@@ -1,50 +1,14 @@
-@testable import App
 import Foundation
 import HTTPServer
-import Persistence
+import HTTPTestSupport
 import Synchronization
-import TestSupport
 import Testing
 import Workers
 
 /// The libmicrohttpd transport over real sockets on loopback.
 @Suite struct EngineTests {
-    /// A started server with a few routes that exercise the transport.
-    struct Harness {
-        let server: MicroHTTPServer
-        let logs: LogCapture
-        var port: Int { server.port }
-
-        init(configure: (inout HTTPServerConfiguration) -> Void = { _ in }, slowHandlerDelay: Duration = .milliseconds(500)) throws {
-            var configuration = HTTPServerConfiguration()
-            configuration.port = 0
-            configure(&configuration)
-            logs = LogCapture()
-            let routes = [
-                Route("GET", "/hello") { _ in .json(["hello": "세계"]) },
-                Route("POST", "/echo") { request in .json(["bytes": request.body.count]) },
-                Route("GET", "/slow") { _ in
-                    try await Task.sleep(for: slowHandlerDelay)
-                    return .json(["slow": true])
-                },
-                Route("GET", "/query") { request in .json(request.query) },
-                Route(immediate: "GET", "/thread") { _ in .json(["thread": Harness.threadName()]) },
-                Route("GET", "/thread-async") { _ in .json(["thread": Harness.threadName()]) },
-            ]
-            server = MicroHTTPServer(configuration: configuration, responder: RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger), logger: logs.logger)
-            try server.start()
-        }
-
-        func stop() async { await server.shutdown(gracePeriod: .seconds(5)) }
-
-        /// The name of the calling thread, as the kernel knows it.
-        static func threadName() -> String {
-            ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
-        }
-    }
-
     @Test func answersJSONWithRequestIDsAndAnAccessLogLine() async throws {
-        let harness = try Harness()
+        let harness = try EngineHarness()
         let generated = try await RawHTTPClient.request("GET", "/hello", port: harness.port)
         let echoed = try await RawHTTPClient.request("GET", "/hello", port: harness.port, headers: [("X-Request-Id", "client-abc")])
 
@@ -65,7 +29,7 @@ import Workers
     }
 
     @Test func routesWithoutIOAnswerOnTheEngineThreadAndTheRestOnTasks() async throws {
-        let harness = try Harness()
+        let harness = try EngineHarness()
         let immediate = try await RawHTTPClient.request("GET", "/thread", port: harness.port, headers: [("X-Request-Id", "probe-1")])
         let async = try await RawHTTPClient.request("GET", "/thread-async", port: harness.port)
         let missing = try await RawHTTPClient.request("GET", "/nowhere", port: harness.port)
@@ -80,7 +44,7 @@ import Workers
     }
 
     @Test func headAnswersTheGetHeadersWithoutABody() async throws {
-        let harness = try Harness()
+        let harness = try EngineHarness()
         let response = try await RawHTTPClient.request("HEAD", "/hello", port: harness.port)
 
         #expect(response.status == 200)
@@ -90,7 +54,7 @@ import Workers
     }
 
     @Test func queryParametersArriveDecoded() async throws {
-        let harness = try Harness()
+        let harness = try EngineHarness()
         let response = try await RawHTTPClient.request("GET", "/query?search=%ED%81%AC%EB%A6%BC&page=2", port: harness.port)
 
         #expect(try response.jsonObject() as? [String: String] == ["search": "크림", "page": "2"])
@@ -98,7 +62,7 @@ import Workers
     }
 
     @Test func bodiesWithinTheLimitArriveWhole() async throws {
-        let harness = try Harness { $0.maxBodyBytes = 4096 }
+        let harness = try EngineHarness { $0.maxBodyBytes = 4096 }
         let response = try await RawHTTPClient.request("POST", "/echo", port: harness.port, body: Data(repeating: 65, count: 4096))
 
         #expect(response.status == 200)
@@ -107,7 +71,7 @@ import Workers
     }
 
     @Test func aBodyOneByteOverTheLimitAnswers413() async throws {
-        let harness = try Harness { $0.maxBodyBytes = 4096 }
+        let harness = try EngineHarness { $0.maxBodyBytes = 4096 }
         let response = try await RawHTTPClient.request("POST", "/echo", port: harness.port, body: Data(repeating: 65, count: 4097))
 
         #expect(response.status == 413)
@@ -117,7 +81,7 @@ import Workers
     }
 
     @Test func aHugeDeclaredBodyIsRefusedBeforeItIsRead() async throws {
-        let harness = try Harness { $0.maxBodyBytes = 4096 }
+        let harness = try EngineHarness { $0.maxBodyBytes = 4096 }
         // Only the head is sent: the answer must not wait for 100 MB that never comes.
         let head = Data("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n".utf8)
         let response = try #require(try await RawHTTPClient.exchange(head, port: harness.port, timeoutSeconds: 5))
@@ -128,7 +92,7 @@ import Workers
     }
 
     @Test func aChunkedBodyThatGrowsPastTheLimitAnswers413() async throws {
-        let harness = try Harness { $0.maxBodyBytes = 4096 }
+        let harness = try EngineHarness { $0.maxBodyBytes = 4096 }
         var raw = Data("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
         for _ in 0..<4 {
             raw += Data("800\r\n".utf8) + Data(repeating: 66, count: 0x800) + Data("\r\n".utf8)
@@ -143,7 +107,7 @@ import Workers
     }
 
     @Test func oversizedHeadersAnswer431AndHugeOnesAreStillRejected() async throws {
-        let harness = try Harness { $0.maxHeaderBytes = 4096 }
+        let harness = try EngineHarness { $0.maxHeaderBytes = 4096 }
         let justOver = try await RawHTTPClient.request("GET", "/hello", port: harness.port, headers: [("X-Big", String(repeating: "a", count: 4200))])
         #expect(justOver.status == 431)
         #expect(try justOver.jsonObject()["error"] as? String == "headers_too_large")
@@ -156,7 +120,7 @@ import Workers
     }
 
     @Test func anOverlongURLAnswers414() async throws {
-        let harness = try Harness { $0.maxURLBytes = 1024 }
+        let harness = try EngineHarness { $0.maxURLBytes = 1024 }
         let response = try await RawHTTPClient.request("GET", "/query?q=" + String(repeating: "z", count: 2000), port: harness.port)
 
         #expect(response.status == 414)
@@ -165,7 +129,7 @@ import Workers
     }
 
     @Test func garbageBytesGet4xxAndTheServerKeepsServing() async throws {
-        let harness = try Harness()
+        let harness = try EngineHarness()
         let inputs: [Data] = [
             Data([0x00, 0x01, 0x02, 0xFF, 0xFE, 0x0D, 0x0A, 0x0D, 0x0A]),
             Data("NOT-HTTP\r\n\r\n".utf8),
@@ -183,7 +147,7 @@ import Workers
     }
 
     @Test func shutdownLetsAnInFlightRequestFinish() async throws {
-        let harness = try Harness(slowHandlerDelay: .milliseconds(600))
+        let harness = try EngineHarness(slowHandlerDelay: .milliseconds(600))
         let port = harness.port
         async let slow = RawHTTPClient.request("GET", "/slow", port: port)
         try await waitUntil { harness.server.inFlightCount == 1 }
@@ -202,7 +166,7 @@ import Workers
     }
 
     @Test func requestsStillRunningAtTheDeadlineGet503() async throws {
-        let harness = try Harness(slowHandlerDelay: .seconds(30))
+        let harness = try EngineHarness(slowHandlerDelay: .seconds(30))
         async let slow = RawHTTPClient.request("GET", "/slow", port: harness.port)
         try await waitUntil { harness.server.inFlightCount == 1 }
 
@@ -225,7 +189,7 @@ import Workers
 /// Connection-level limits of the transport.
 @Suite struct ConnectionLimitTests {
     @Test func idleConnectionsAreClosedAfterTheTimeout() async throws {
-        let harness = try EngineTests.Harness { $0.idleTimeoutSeconds = 1 }
+        let harness = try EngineHarness { $0.idleTimeoutSeconds = 1 }
         let port = harness.port
         let closedByServer = try await BlockingWork.run {
             let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 5)
@@ -244,7 +208,7 @@ import Workers
         // thread accepts a connection is a race (a loaded run saw the third one answered).
         // Held connections send nothing: long deadlines, or a loaded run's 10 s header
         // timeout closes them and frees a slot for the third (seen: the third answered).
-        let harness = try EngineTests.Harness { $0.maxConnections = 2; $0.threads = 1; $0.headerTimeoutSeconds = 600; $0.idleTimeoutSeconds = 600 }
+        let harness = try EngineHarness { $0.maxConnections = 2; $0.threads = 1; $0.headerTimeoutSeconds = 600; $0.idleTimeoutSeconds = 600 }
         let port = harness.port
         let held = try (0..<2).map { _ in try RawHTTPClient.connect(port: port) }
         // Both held connections accepted before the third is tried (a loaded run saw the
@@ -271,7 +235,7 @@ import Workers
 /// One client address cannot take every connection.
 @Suite struct PerAddressConnectionTests {
     @Test func twelveHundredHalfSentRequestsFromOneAddressLeaveRoomForAnother() async throws {
-        let harness = try EngineTests.Harness()
+        let harness = try EngineHarness()
         let port = harness.port
         // Each connection sends half a request head and then nothing.
         let held = try await BlockingWork.run {
@@ -331,7 +295,7 @@ import Workers
         ("body", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"),
     ])
     func aTricklingRequestIsClosedWhenItsTimeRunsOut(part: String, head: String) async throws {
-        let harness = try EngineTests.Harness { part == "head" ? ($0.headerTimeoutSeconds = 1) : ($0.bodyTimeoutSeconds = 1) }
+        let harness = try EngineHarness { part == "head" ? ($0.headerTimeoutSeconds = 1) : ($0.bodyTimeoutSeconds = 1) }
         // The trickle would last 27 s and keeps the connection from idling out: closed before
         // 20 s is the 1 s deadline at work. (No tighter bound: a test run loaded by a fuzzer
         // and a browser closed it at 5.6 s; a passing run takes about 1.3 s either way.)
@@ -344,7 +308,7 @@ import Workers
         // Head limit 4 s, idle 4.5 s between requests: idle time is not head time. (With a
         // 1 s limit, a loaded test run once took over a second to read a whole head; with
         // 2 s, a run loaded by four busy loops took over two for the first.)
-        let harness = try EngineTests.Harness { $0.headerTimeoutSeconds = 4 }
+        let harness = try EngineHarness { $0.headerTimeoutSeconds = 4 }
         let port = harness.port
         let answers = try await BlockingWork.run {
             let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 10)
@@ -361,61 +325,5 @@ import Workers
         }
         #expect(answers == 3)
         await harness.stop()
-    }
-}
-
-/// A read whose client closed its connection learns it (through ``AbandonedReads`` and the
-/// engine's peek of the socket), so the pool can skip it; a write never does.
-@Suite struct AbandonedReadTests {
-    /// Polls the task's ``ClientPresence`` for up to 3 s: whether the client was seen gone.
-    private static func waitForLeave() async -> Bool? {
-        guard let presence = ClientPresence.current else { return nil }
-        for _ in 0..<150 {
-            if presence.hasLeft() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
-
-    @Test func aReadSeesItsClientLeaveAndOneStillConnectedDoesNot() async throws {
-        let seen = Mutex<[String: Bool?]>([:])
-        let logs = LogCapture()
-        let routes = [
-            Route("GET", "/wait") { _ in
-                let left = await Self.waitForLeave()
-                seen.withLock { $0["GET /wait"] = left }
-                return .json(["left": left ?? false])
-            },
-            Route("POST", "/wait") { _ in
-                seen.withLock { $0["POST /wait"] = .some(ClientPresence.current?.hasLeft()) }
-                return .json(["ok": true])
-            },
-            Route("GET", "/now") { _ in .json(["left": ClientPresence.current?.hasLeft() ?? true]) },
-        ]
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        let server = MicroHTTPServer(configuration: configuration,
-                                     responder: RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger,
-                                                                 middleware: [AbandonedReads()]),
-                                     logger: logs.logger)
-        try server.start()
-        let port = server.port
-        // A connected client: the read sees it there.
-        let connected = try await RawHTTPClient.request("GET", "/now", port: port)
-        #expect(String(decoding: connected.body, as: UTF8.self) == #"{"left":false}"#)
-        // A client that sends its read and closes: the handler sees it leave.
-        try await BlockingWork.run {
-            let descriptor = try RawHTTPClient.connect(port: port, timeoutSeconds: 2)
-            _ = "GET /wait HTTP/1.1\r\nHost: x\r\n\r\n".withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-            Thread.sleep(forTimeInterval: 0.2)
-            close(descriptor)
-        }
-        for _ in 0..<200 where seen.withLock({ $0["GET /wait"] == nil }) { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(seen.withLock { $0["GET /wait"] } == .some(.some(true)))
-        // A write is never offered the choice.
-        let write = try await RawHTTPClient.request("POST", "/wait", port: port)
-        #expect(write.status == 200)
-        #expect(seen.withLock { $0["POST /wait"] } == .some(.none))
-        await server.shutdown(gracePeriod: .seconds(2))
     }
 }

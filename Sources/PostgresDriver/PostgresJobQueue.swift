@@ -1,5 +1,4 @@
 import Foundation
-import Workers
 
 /// The pool's work queue: a FIFO of jobs guarded by one condition variable.
 ///
@@ -83,13 +82,13 @@ final class JobQueue: @unchecked Sendable {
     /// 15–30 % of their server CPU (bench/ab, 3 rounds: `me` 153 → 181 µs a request, a post
     /// 169 → 207, Top 10 202 → 261). The jobs worth dropping are the backlog of a burst,
     /// which waits for seconds; a cheap read at 64 connections waits ~10 ms.
-    func refusal(enqueuedAt enqueued: ContinuousClock.Instant, maxWait: Duration, presence: () -> ClientPresence?) -> PostgresError? {
+    func refusal(enqueuedAt enqueued: ContinuousClock.Instant, maxWait: Duration, presence: ClientPresence?) -> PostgresError? {
         let waited = ContinuousClock.now - enqueued
         if waited > maxWait {
             count(\.queueTimeouts)
             return PostgresError(code: .poolTimeout, message: "waited more than \(maxWait) for a database connection")
         }
-        if waited >= Self.askClientAfter, presence()?.hasLeft() == true {
+        if waited >= Self.askClientAfter, presence?.hasLeft() == true {
             count(\.clientsGone)
             return PostgresError(code: .clientGone, message: "the client left while its read waited for a database connection")
         }
