@@ -23,14 +23,21 @@ enum ServeCommand {
         \(CommandLineInterface.variableTable)
         """
 
+    /// A server on a database others may share (`DATABASE_URL`) must be given `JWT_SECRET`:
+    /// instances that generated their own would refuse each other's tokens. The one
+    /// statement of the rule, checked before anything starts.
+    private static func requireSecretForSharedDatabase(_ configuration: Configuration) throws {
+        guard configuration.databaseURL == nil || configuration.jwtSecret != nil else {
+            throw ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)")
+        }
+    }
+
     /// The access-token secrets, newest first. Without `JWT_SECRET`, the embedded
     /// default keeps a random secret in its data directory (so tokens survive restarts);
     /// a server on a shared database must be given one, or instances would disagree.
     private static func signingSecrets(_ configuration: Configuration) throws -> [String] {
         if let secret = configuration.jwtSecret { return [secret] + configuration.jwtPreviousSecrets }
-        guard configuration.databaseURL == nil else {
-            throw ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)")
-        }
+        try requireSecretForSharedDatabase(configuration)
         let path = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("jwt-secret").path
         if let stored = try? String(contentsOfFile: path, encoding: .utf8), stored.utf8.count >= 32 {
             return [stored.trimmingCharacters(in: .whitespacesAndNewlines)] + configuration.jwtPreviousSecrets
@@ -167,9 +174,7 @@ enum ServeCommand {
         let configuration: Configuration
         do {
             configuration = try Configuration.fromEnvironment(environment)
-            if configuration.databaseURL != nil && configuration.jwtSecret == nil {
-                throw ConfigurationError(name: "JWT_SECRET", reason: "required when DATABASE_URL is set (at least 32 bytes)")
-            }
+            try requireSecretForSharedDatabase(configuration)
         } catch {
             // A JSON line like every other the server writes: log shippers parse it, and
             // an operator reading a terminal still sees the reason in `error`.
