@@ -78,8 +78,10 @@ let package = Package(
         .testTarget(name: "DomainTests", dependencies: ["Codecs", "Domain", "Fakes"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "Workers"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresDriverTests", dependencies: ["PostgresDriver"], swiftSettings: swiftSettings),
-        // The product's own code that needs no I/O: parsers, configuration, renderers, keys.
-        .testTarget(name: "UnitTests", dependencies: ["Codecs", "Domain", "Fakes", "Workers", "Cryptography", "Persistence", "HTTPServer", "App", "Server"],
+        // The product's own code that needs no I/O: parsers, configuration, renderers, keys,
+        // and the routes over in-memory stores (AppOverFakes).
+        .testTarget(name: "UnitTests", dependencies: ["Codecs", "Domain", "Fakes", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer",
+                                                       "HTTPTestSupport", "App", "Server"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "PersistenceTests", dependencies: ["Workers", "Cryptography", "PostgresDriver", "Persistence", "TestSupport", "Fakes"], swiftSettings: swiftSettings),
         .testTarget(name: "AppTests", dependencies: ["Codecs", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer", "App", "Server", "TestSupport", "Fakes", "CZlib"],

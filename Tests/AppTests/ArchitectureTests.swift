@@ -117,6 +117,6 @@ import Testing
         let all = try FileManager.default.contentsOfDirectory(atPath: tests.path).filter { !$0.hasPrefix(".") && $0 != "e2e" }.map { try count($0) }.reduce(0, +)
         let share = Double(noIO) / Double(all)
         print("tests without I/O: \(noIO) of \(all) (\(Int(share * 100)) %)")
-        #expect(share >= 0.26, "\(noIO) of \(all)")
+        #expect(share >= 0.32, "\(noIO) of \(all)")
     }
 }

@@ -20,7 +20,7 @@ public enum ImportRows {
     public static func influencer(_ record: ImportRecord, categories: CategoryResolver) async throws -> InfluencerImport {
         try plainText(record)
         let fields = record.fields
-        let username = try InstagramUsername.normalized(try required(fields, "username"), field: "username")
+        let username = try InstagramUsername.normalized(try PostInput.required(fields["username"], "username"), field: "username")
         // Code points, as the tables' char_length checks count (a Character may be several).
         if let name = fields["full_name"], name.unicodeScalars.count > 100 { throw DomainError.invalid(field: "full_name", message: "full_name must be at most 100 characters") }
         if let bio = fields["biography"], bio.unicodeScalars.count > 2000 { throw DomainError.invalid(field: "biography", message: "biography must be at most 2000 characters") }
@@ -56,27 +56,21 @@ public enum ImportRows {
         try plainText(record)
         let fields = record.fields
         var check = RuleCheck()
-        let username = check.run { try InstagramUsername.normalized(try required(fields, "influencer_username"), field: "influencer_username") }
+        let username = check.run { try InstagramUsername.normalized(try PostInput.required(fields["influencer_username"], "influencer_username"), field: "influencer_username") }
         let price = check.run { () throws -> Int? in
             guard let text = fields["price"] else { return nil }
             guard let value = Int(text) else { throw DomainError.invalid(field: "price", message: "price must be an integer") }
             return value
         } ?? nil
-        var category: CategoryID?
-        if let name = check.run({ try required(fields, "category") }) {
-            do { category = try await categories.resolve(name) } catch { check.record(Self.domainError(error)) }
-        }
-        let productName = check.run { try required(fields, "product_name") }
-        let start = check.run { try WireDate.parse(try required(fields, "group_buying_start"), field: "group_buying_start") }
-        let end = check.run { try WireDate.parse(try required(fields, "group_buying_end"), field: "group_buying_end") }
         let hashtags = check.run { try fields["hashtags"].map(PostRules.hashtags(text:)) ?? [] }
-        let postedAt = check.run { try fields["posted_at"].map { try WireDate.parse($0, field: "posted_at") } } ?? nil
-        guard let username, let category, let productName, let start, let end, let hashtags else { throw Rejected(failures: check.failures) }
-        let post = PostRules.checked(NewPost(
-            influencerID: InfluencerID(rawValue: 0), productName: productName, price: price, category: category,
-            groupBuyingStart: start, groupBuyingEnd: end, displayURL: fields["display_url"], groupBuyingURL: fields["group_buying_url"],
-            details: PostDetails(postURL: fields["post_url"], caption: fields["caption"], hashtags: hashtags, postType: fields["post_type"],
-                                 instagramPostID: fields["instagram_post_id"], postedAt: postedAt)), now: now, &check)
+        let input = PostInput(productName: fields["product_name"], price: price, category: fields["category"],
+                              groupBuyingStart: fields["group_buying_start"], groupBuyingEnd: fields["group_buying_end"],
+                              displayURL: fields["display_url"], groupBuyingURL: fields["group_buying_url"], postURL: fields["post_url"],
+                              caption: fields["caption"], hashtags: hashtags, postType: fields["post_type"],
+                              instagramPostID: fields["instagram_post_id"], postedAt: fields["posted_at"])
+        let mapped = await input.newPost(categories: categories, check: &check)
+        guard let username, let mapped, hashtags != nil else { throw Rejected(failures: check.failures) }
+        let post = PostRules.checked(mapped, now: now, &check)
         guard check.failures.isEmpty else { throw Rejected(failures: check.failures) }
         return PostImport(line: record.line, influencerUsername: username, post: post)
     }
@@ -84,14 +78,6 @@ public enum ImportRows {
     /// Every broken rule of a row, named together.
     public struct Rejected: Error, Sendable {
         public let failures: [DomainError]
-    }
-
-    private static func domainError(_ error: any Error) -> DomainError {
-        switch error {
-        case let error as DomainError: return error
-        case let error as APIError: return .invalid(field: error.field, message: error.message)
-        default: return .invalid(field: nil, message: String(describing: error))
-        }
     }
 
     /// The line and reason for a record that failed to read or validate.
@@ -112,12 +98,5 @@ public enum ImportRows {
         case let error as APIError: return (line, error.field.map { "\($0): \(error.message)" } ?? error.message)
         default: return (line, String(describing: error))
         }
-    }
-
-    private static func required(_ fields: [String: String], _ name: String) throws -> String {
-        guard let value = fields[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw DomainError.invalid(field: name, message: "\(name) is required")
-        }
-        return value
     }
 }

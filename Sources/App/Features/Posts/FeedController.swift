@@ -12,8 +12,8 @@ struct FeedController: Sendable {
     var routes: [Route] {
         [
             signedIn.route("GET", "/posts") { request, context, viewer in
-                let query = try await FeedParameters.parse(request, categories: categories, readsHashtag: true)
-                return .json(PostPageResponse(try await feed.scoped(context.scope).page(query, viewer: viewer), query: query, now: now()))
+                let (query, window) = try await FeedParameters.parse(request, categories: categories, readsHashtag: true)
+                return .json(PostPageResponse(try await feed.scoped(context.scope).page(query, viewer: viewer), query: query, window: window, now: now()))
             },
             signedIn.endpoints.route("GET", "/categories") { _, context in
                 .json(CategoryCountsResponse(data: try await feed.scoped(context.scope).categories().map(CategoryCountResponse.init)))

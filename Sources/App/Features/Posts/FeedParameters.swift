@@ -5,9 +5,10 @@ import HTTPServer
 
 /// Reads and validates the feed's query parameters; each bad one answers 400 naming it.
 enum FeedParameters {
-    /// The query of a feed request; `hashtag` is read where the list offers it (the feed,
-    /// not an influencer's posts).
-    static func parse(_ request: HTTPRequest, categories: CategoryResolver, readsHashtag: Bool = false) async throws -> FeedQuery {
+    /// The query of a feed request and its page window (built here once, for the query and
+    /// the answer alike); `hashtag` is read where the list offers it (the feed, not an
+    /// influencer's posts).
+    static func parse(_ request: HTTPRequest, categories: CategoryResolver, readsHashtag: Bool = false) async throws -> (query: FeedQuery, window: PageWindow) {
         var query = FeedQuery()
         if readsHashtag { query.hashtag = try hashtag(request) }
         query.search = try request.searchTerm()
@@ -36,7 +37,7 @@ enum FeedParameters {
         let window = try request.pageWindow(reach: query.offsetReach)
         query.page = window.page
         query.limit = window.limit
-        return query
+        return (query, window)
     }
 
     private static func hashtag(_ request: HTTPRequest) throws -> String? {

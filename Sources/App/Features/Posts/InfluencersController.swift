@@ -21,8 +21,9 @@ struct InfluencersController: Sendable {
             },
             signedIn.route("GET", "/influencers/{id}/posts") { request, context, viewer in
                 let id = InfluencerID(rawValue: try request.pathID())
-                let query = try await FeedParameters.parse(request, categories: categories)
-                return .json(PostPageResponse(try await influencers.scoped(context.scope).posts(id, query: query, viewer: viewer), query: query, now: now()))
+                let (query, window) = try await FeedParameters.parse(request, categories: categories)
+                return .json(PostPageResponse(try await influencers.scoped(context.scope).posts(id, query: query, viewer: viewer), query: query,
+                                              window: window, now: now()))
             },
         ]
     }

@@ -23,11 +23,6 @@ struct CreatePostRequest: JSONRequestBody {
         case groupBuyingEnd = "group_buying_end", displayURL = "display_url", groupBuyingURL = "group_buying_url"
         case postURL = "post_url", postType = "post_type"
     }
-
-    /// The Instagram details sent.
-    var details: PostDetails {
-        PostDetails(postURL: postURL, caption: caption, hashtags: hashtags ?? [], postType: postType)
-    }
 }
 
 /// The body of `PATCH /v1/posts/{id}`.

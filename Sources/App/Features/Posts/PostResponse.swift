@@ -124,16 +124,15 @@ extension PageResponse<PostResponse> {
 
     /// A page of a post list (the feed, an influencer's posts). Keyset sorts go on with
     /// `next_cursor` past the offset window; offset pages stop at it, and so do their
-    /// `total` and `has_next`.
-    init(_ page: FeedPage, query: FeedQuery, now: Date) {
+    /// `total` and `has_next`. `window` is the one the parameters were read into.
+    init(_ page: FeedPage, query: FeedQuery, window: PageWindow, now: Date) {
         let posts = page.items.map { PostResponse(post: $0, now: now) }
-        guard query.cursor == nil, page.nextCursor == nil || query.sort == .default,
-              let window = try? PageWindow(page: query.page, limit: query.limit, reach: query.offsetReach) else {
+        guard query.cursor == nil, page.nextCursor == nil || query.sort == .default else {
             self.init(data: posts, total: page.total, page: query.page, limit: query.limit, hasNext: page.nextCursor != nil,
                       nextCursor: page.nextCursor.map(FeedParameters.encode), totalIsExact: page.totalIsExact)
             return
         }
-        self.init(data: Array(posts.prefix(window.visible)), total: window.reachable(page.total), page: query.page, limit: query.limit,
+        self.init(data: Array(posts.prefix(window.visible)), total: window.reachable(page.total), page: window.page, limit: window.limit,
                   hasNext: page.hasMore && window.allowsNext, nextCursor: nil, totalIsExact: page.totalIsExact,
                   totalMatches: page.total > window.reach ? page.total : nil)
     }

@@ -26,31 +26,13 @@ struct PostsController: Sendable {
             },
             signedIn.permanent("POST", "/posts") { request, context, user in
                 try await idempotent.run(request, user: user.userID) {
-                    let body = try request.decodeBody(CreatePostRequest.self)
-                    let post = NewPost(
-                        influencerID: InfluencerID(rawValue: body.influencerID), productName: body.productName, price: body.price,
-                        category: try await categories.resolve(body.category),
-                        groupBuyingStart: try WireDate.parse(body.groupBuyingStart, field: "group_buying_start"),
-                        groupBuyingEnd: try WireDate.parse(body.groupBuyingEnd, field: "group_buying_end"),
-                        displayURL: body.displayURL, groupBuyingURL: body.groupBuyingURL, details: body.details)
+                    let post = try await PostInput(try request.decodeBody(CreatePostRequest.self)).newPost(categories: categories)
                     return .json(PostResponse(post: try await posts.create(post, by: user), now: now(), includesCaption: true), status: 201)
                 }
             },
             signedIn.permanent("PATCH", "/posts/{id}") { request, context, user in
                 let id = PostID(rawValue: try request.pathID())
-                let body = try request.decodeBody(UpdatePostRequest.self)
-                var changes = PostChanges()
-                changes.productName = body.productName
-                changes.price = body.price
-                changes.category = try await body.category.asyncMap { try await categories.resolve($0) }
-                changes.groupBuyingStart = try body.groupBuyingStart.map { try WireDate.parse($0, field: "group_buying_start") }
-                changes.groupBuyingEnd = try body.groupBuyingEnd.map { try WireDate.parse($0, field: "group_buying_end") }
-                changes.displayURL = body.displayURL
-                changes.groupBuyingURL = body.groupBuyingURL
-                changes.postURL = body.postURL
-                changes.caption = body.caption
-                changes.hashtags = body.hashtags
-                changes.postType = body.postType
+                let changes = try await PostInput(try request.decodeBody(UpdatePostRequest.self)).changes(categories: categories)
                 return .json(PostResponse(post: try await posts.update(id, changes: changes, by: user), now: now(), includesCaption: true))
             },
             signedIn.permanent("DELETE", "/posts/{id}") { request, context, user in

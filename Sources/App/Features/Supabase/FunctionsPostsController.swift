@@ -107,24 +107,20 @@ struct FunctionsPostsController: Sendable {
         for field in ["influencer_id", "product_name", "price", "category", "group_buying_start", "group_buying_end"] where !body.has(field) {
             throw Self.missing(field)
         }
-        let post = NewPost(
-            influencerID: InfluencerID(rawValue: try body.id("influencer_id") ?? 0), productName: try body.required("product_name"),
-            price: try body.integer("price"), category: try await categories.resolve(try body.required("category")),
-            groupBuyingStart: try WireDate.parse(try body.required("group_buying_start"), field: "group_buying_start"),
-            groupBuyingEnd: try WireDate.parse(try body.required("group_buying_end"), field: "group_buying_end"),
-            displayURL: try body.string("display_url"), groupBuyingURL: nil)
+        let input = PostInput(influencerID: try body.id("influencer_id") ?? 0, productName: try body.required("product_name"),
+                              price: try body.integer("price"), category: try body.required("category"),
+                              groupBuyingStart: try body.required("group_buying_start"), groupBuyingEnd: try body.required("group_buying_end"),
+                              displayURL: try body.string("display_url"))
+        let post = try await input.newPost(categories: categories)
         return .json(PostResponse(post: try await posts.create(post, by: user), now: now(), dialect: .functions), status: 201)
     }
 
     private func update(_ request: HTTPRequest, by user: PermanentPrincipal) async throws -> HTTPResponse {
         let body = try SupabaseBody(request)
         guard let id = try body.id("post_id") else { throw Self.missing("post_id") }
-        var changes = PostChanges()
-        changes.productName = try body.string("product_name")
-        changes.price = try body.integer("price")
-        changes.category = try await body.string("category").asyncMap { try await categories.resolve($0) }
-        changes.groupBuyingStart = try body.string("group_buying_start").map { try WireDate.parse($0, field: "group_buying_start") }
-        changes.groupBuyingEnd = try body.string("group_buying_end").map { try WireDate.parse($0, field: "group_buying_end") }
+        let input = PostInput(productName: try body.string("product_name"), price: try body.integer("price"), category: try body.string("category"),
+                              groupBuyingStart: try body.string("group_buying_start"), groupBuyingEnd: try body.string("group_buying_end"))
+        let changes = try await input.changes(categories: categories)
         guard changes.productName != nil || changes.price != nil || changes.category != nil || changes.groupBuyingStart != nil
             || changes.groupBuyingEnd != nil else {
             throw APIError(status: 400, code: ErrorCodes.noFieldsToUpdate, message: "No fields to update")
