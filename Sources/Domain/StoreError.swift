@@ -15,4 +15,7 @@ public enum StoreUnavailable: Sendable, Equatable {
 public protocol StoreError: Error {
     /// Why the store could not answer, or `nil` when the error is about the request.
     var unavailable: StoreUnavailable? { get }
+    /// Why the store cannot keep a value the request holds (a NUL byte in a text), in
+    /// words for the client; `nil` otherwise.
+    var refusedValue: String? { get }
 }

@@ -119,6 +119,7 @@ public final class PostgresConnection {
     /// A statement's text with its parameters already in text form.
     func query(_ sql: String, texts: [String?]) throws -> PostgresRows {
         if mode == .unnamed { return try queryPlannedForValues(sql, texts: texts) }
+        try refuseNULBytes(texts)
         let handle = try openHandle()
         let name = try preparedName(for: sql, parameterCount: texts.count, handle: handle)
         let result = withOptionalCStringArray(texts) { values in
@@ -139,6 +140,7 @@ public final class PostgresConnection {
     }
 
     private func queryPlannedForValues(_ sql: String, texts: [String?]) throws -> PostgresRows {
+        try refuseNULBytes(texts)
         let handle = try openHandle()
         let result = withOptionalCStringArray(texts) { values in
             PQexecParams(handle, sql, Int32(texts.count), nil, values, nil, nil, 0)
@@ -281,11 +283,4 @@ public final class PostgresConnection {
 /// Calls `body` with a NULL-terminated array of C strings that live for the call.
 private func withCStringArray<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     withOptionalCStringArray(strings + [nil]) { pointers in body(pointers) }
-}
-
-/// Calls `body` with C strings for `strings`, `nil` entries passed as NULL pointers.
-func withOptionalCStringArray<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-    let pointers = strings.map { $0.map { UnsafePointer(strdup($0)!) } }
-    defer { pointers.forEach { $0.map { free(UnsafeMutablePointer(mutating: $0)) } } }
-    return body(pointers)
 }

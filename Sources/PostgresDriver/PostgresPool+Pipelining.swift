@@ -39,6 +39,8 @@ extension PostgresPool {
                                   decode: @escaping @Sendable (PostgresRows) throws -> T) async throws -> T {
         let (sql, parameters) = statement.rendered
         let statement = PipelinedStatement(sql: sql, texts: parameters.map { $0.postgresText })
+        // Refused here, for this caller alone: inside a pipeline it would fail its neighbours.
+        try refuseNULBytes(statement.texts)
         if let worker = PoolWorker.current, worker.queue === queue, queue.isEmpty, pendingReads.withLock({ $0.reads.isEmpty }) {
             return try await withConnection(presence: presence) { connection in try decode(connection.query(statement.sql, texts: statement.texts)) }
         }

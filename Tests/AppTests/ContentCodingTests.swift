@@ -75,14 +75,6 @@ import Testing
         }
     }
 
-    @Test func acceptEncodingIsReadAcrossLinesWithWeights() {
-        #expect(ContentCoding.acceptsGzip(["br", "gzip"]))
-        #expect(ContentCoding.acceptsGzip(["x-gzip;q=0.5"]))
-        #expect(!ContentCoding.acceptsGzip(["gzip; q=0.000"]))
-        #expect(!ContentCoding.acceptsGzip(["*", "gzip;q=0"]))
-        #expect(!ContentCoding.acceptsGzip([]))
-    }
-
     /// Twenty open posts of a new influencer: a feed page well over the 1 KB threshold.
     private func insertPosts(_ app: TestApp, influencer username: String, category: String, named name: String) async throws {
         let influencer = try await app.influencer(username)

@@ -147,4 +147,15 @@ import Testing
             #expect(try await text(app, "SELECT count(*)::text FROM posts") == "1")
         }
     }
+
+    /// Found by schemathesis (seed 3333): an id holding a NUL byte reached the query as a
+    /// C string cut short, an unterminated array literal, and answered 500.
+    @Test func idsNoPostCanHaveAreSimplyNotKnown() async throws {
+        try await withTestApp { app async throws in
+            let key = try await key(app)
+            let body = try JSONSerialization.data(withJSONObject: ["instagram_post_ids": ["abc\u{0}def", "quote\"d", "{", "3512345678901234567"]])
+            let answer = try await app.send("POST", "/v1/ingest/posts/known", body: body, token: key, headers: Self.json)
+            #expect(answer.status == 200 && answer.json["known"] as? [String] == [], "\(answer.text)")
+        }
+    }
 }

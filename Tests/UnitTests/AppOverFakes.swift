@@ -16,6 +16,7 @@ struct AppOverFakes {
     static let now = Date(timeIntervalSince1970: 1_796_394_600)
     static let auth = AuthSettings(signingKeys: [AuthSettings.key(secret: "unit-tests-secret-of-at-least-32-bytes!")])
     /// Never connects: connections open lazily.
+    static let anonKey = "unit-tests-anon-key"
     static let unusedPool = PostgresPool(.init(url: "postgresql://unused@127.0.0.1:1/unused", size: 1))
 
     let catalog = InMemoryCatalog()
@@ -37,6 +38,7 @@ struct AppOverFakes {
         dependencies.now = { Self.now }
         codec = AccessTokenCodec(keys: Self.auth.signingKeys, issuer: Self.auth.issuer, audience: Self.auth.audience)
         dependencies.accessTokens = codec
+        dependencies.supabase = SupabaseSettings(anonKey: Self.anonKey)
         responder = Application.makeResponder(dependencies: dependencies, auth: Self.auth, cors: CORSPolicy(allowedOrigins: []), logger: logger)
     }
 

@@ -71,6 +71,17 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"database_unavailable","message":"The database is not reachable; retry shortly."}"#)
     }
 
+    @Test func aValueTheDatabaseCannotHoldIsTheClients400NotA500() async throws {
+        let app = responder(extraRoutes: [Route("GET", "/v1/nul") { _, _ in try Self.refuseNUL() }])
+        let response = await app.respond(to: HTTPRequest(method: "GET", path: "/v1/nul"))
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("invalid_input"))
+    }
+
+    private static func refuseNUL() throws -> HTTPResponse {
+        throw PostgresError(message: "a text parameter holds a NUL byte", sqlState: "22021")
+    }
+
     @Test func badFieldsCarryTheFieldName() async throws {
         let app = responder(extraRoutes: [
             Route("GET", "/v1/items") { _, _ in throw APIError.invalidParameter("limit", "limit must be between 1 and 50") },

@@ -32,6 +32,8 @@ public struct ErrorResponses: ErrorMapping {
             return answer(for: error)
         case let error as WorkersBusy:
             return answer(for: DomainError.overloaded(retryAfterSeconds: error.retryAfterSeconds))
+        case let error as any StoreError where error.refusedValue != nil:
+            return APIError(status: 400, code: ErrorCodes.invalidInput, message: error.refusedValue ?? "")
         case let error as any StoreError where error.unavailable == .busy:
             logger.warning("database busy", ["request_id": .string(request.requestID)])
             return APIError(status: 503, code: ErrorCodes.databaseBusy, message: "The server is overloaded; retry shortly.").with("Retry-After", "1")

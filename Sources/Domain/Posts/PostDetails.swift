@@ -88,7 +88,7 @@ extension PostRules {
 
     /// Instagram's media ids are digits (`3512345678901234567`); shortcodes and
     /// `<media>_<user>` forms are taken too: 1–64 of A-Z, a-z, 0-9, `_` and `-`.
-    static func instagramPostID(_ raw: String) throws -> String {
+    public static func instagramPostID(_ raw: String) throws -> String {
         guard (1...64).contains(raw.utf8.count),
               raw.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 95 || $0 == 45 }) else {
             throw DomainError.invalid(field: "instagram_post_id", message: "instagram_post_id must be 1 to 64 of A-Z, a-z, 0-9, '_' and '-'")

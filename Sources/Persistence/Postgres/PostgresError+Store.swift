@@ -12,6 +12,10 @@ extension PostgresError: StoreError {
         default: nil
         }
     }
+
+    public var refusedValue: String? {
+        sqlState == "22021" ? "text values cannot hold NUL bytes (\\u0000)" : nil
+    }
 }
 
 extension PostgresPool: ReadinessProbe {

@@ -52,7 +52,10 @@ struct IngestController: Sendable {
                     throw APIError(status: 400, code: ErrorCodes.tooManyIDs, message: "Send at most \(IngestSettings.maxKnownIDs) instagram_post_ids per call.",
                                    field: "instagram_post_ids")
                 }
-                let known = try await settings.content.knownPosts(instagramPostIDs: body.instagramPostIDs)
+                // An id no post can have (the stored ids keep PostRules' shape) is not known:
+                // it is not asked about (a NUL byte would cut the query's text short).
+                let storable = body.instagramPostIDs.filter { (try? PostRules.instagramPostID($0)) != nil }
+                let known = try await settings.content.knownPosts(instagramPostIDs: storable)
                 var seen = Set<String>()
                 return .json(KnownPostsResponse(known: body.instagramPostIDs.filter { known.contains($0) && seen.insert($0).inserted }))
             },
