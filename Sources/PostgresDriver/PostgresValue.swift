@@ -109,8 +109,22 @@ public struct PostgresTextArray: PostgresEncodable {
         self.values = values
     }
 
+    /// `{"a","b"}`, each element quoted with its `\` and `"` escaped, written byte by byte:
+    /// Foundation's `replacingOccurrences` bridged every element through NSString, 16 % of
+    /// a Top 10 request's server CPU for its ten ids (perf).
     public var postgresText: String? {
-        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            .joined(separator: ",") + "}"
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(2 + values.reduce(0) { $0 + $1.utf8.count + 3 })
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
