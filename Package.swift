@@ -66,8 +66,10 @@ let package = Package(
         .target(name: "Fakes", dependencies: ["Domain"], swiftSettings: swiftSettings),
         // The transport's test helpers: a raw HTTP client, captured logs.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer", "Workers"], swiftSettings: swiftSettings),
-        // Throwaway PostgreSQL databases, the application in-process (and HTTPTestSupport).
-        .target(name: "TestSupport", dependencies: ["HTTPTestSupport", "Domain", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer", "App", "Server", "Fakes"],
+        // Throwaway PostgreSQL databases (a test cluster's, migrated from a template).
+        .target(name: "DatabaseTestSupport", dependencies: ["HTTPTestSupport", "Workers", "PostgresDriver", "Persistence"], swiftSettings: swiftSettings),
+        // The application in-process (and the helpers above, re-exported).
+        .target(name: "TestSupport", dependencies: ["HTTPTestSupport", "DatabaseTestSupport", "Domain", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer", "App", "Server", "Fakes"],
                 swiftSettings: swiftSettings),
         // Processes: the built market09, PgBouncer, throwaway clusters, external commands.
         .target(name: "ProcessSupport", dependencies: ["PostgresDriver", "Persistence", "Workers", "TestSupport"], swiftSettings: swiftSettings),
@@ -83,7 +85,7 @@ let package = Package(
         .testTarget(name: "UnitTests", dependencies: ["Codecs", "Domain", "Fakes", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer",
                                                        "HTTPTestSupport", "App", "Server"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "PersistenceTests", dependencies: ["Workers", "Cryptography", "PostgresDriver", "Persistence", "TestSupport", "Fakes"], swiftSettings: swiftSettings),
+        .testTarget(name: "PersistenceTests", dependencies: ["Workers", "Cryptography", "PostgresDriver", "Persistence", "DatabaseTestSupport", "Fakes"], swiftSettings: swiftSettings),
         .testTarget(name: "AppTests", dependencies: ["Codecs", "Workers", "Cryptography", "PostgresDriver", "Persistence", "HTTPServer", "App", "Server", "TestSupport", "Fakes", "CZlib"],
                     swiftSettings: swiftSettings),
         // The 09Market app's own response types, declared apart from the server's code,

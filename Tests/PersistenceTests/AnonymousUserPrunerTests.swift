@@ -1,6 +1,6 @@
 import Foundation
 import Persistence
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 @Suite struct AnonymousUserPrunerTests {

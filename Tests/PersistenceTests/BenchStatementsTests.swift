@@ -2,7 +2,7 @@ import Domain
 import Foundation
 @testable import Persistence
 @testable import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// The benchmark's "own SQL" ceilings (`bench/sql/*.own.sql`) are copies of what the

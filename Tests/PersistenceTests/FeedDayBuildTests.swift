@@ -3,7 +3,7 @@ import Foundation
 import Persistence
 import PostgresDriver
 import Synchronization
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// A day's feed order is built in short steps (migration 0026) while posts keep being

@@ -1,7 +1,7 @@
 import Foundation
 import Persistence
 import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// Posts per hashtag stay exact when many posts are written by one statement (an import's

@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Persistence
 import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// Likes of a post commit without its row and are counted by folds (migration 0034).

@@ -1,7 +1,7 @@
 import Foundation
 import Persistence
 import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 @Suite struct MigratorTests {

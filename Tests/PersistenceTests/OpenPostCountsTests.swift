@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Persistence
 import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// "Open now" per category from the quarter-hour end counters (migration 0035) answers what

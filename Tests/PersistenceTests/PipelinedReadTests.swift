@@ -2,7 +2,7 @@ import Foundation
 import Persistence
 import PostgresDriver
 import Synchronization
-import TestSupport
+import DatabaseTestSupport
 import Testing
 import Workers
 

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// A value bound by ``SQL`` reaches the server as a value (its rendering is unit-tested

@@ -2,7 +2,7 @@ import Fakes
 import Foundation
 import Persistence
 import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// Invariants the schema itself enforces, whatever code writes the rows.

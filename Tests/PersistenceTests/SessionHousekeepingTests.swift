@@ -1,7 +1,7 @@
 import Foundation
 import Persistence
 import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// Auth bookkeeping is pruned once nothing it concerns can still be valid, by one

@@ -1,7 +1,7 @@
 import Foundation
 import Persistence
 import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// No job holds a connection longer than the pool's statement timeout.

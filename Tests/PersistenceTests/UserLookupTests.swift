@@ -2,7 +2,7 @@ import Domain
 import Foundation
 @testable import Persistence
 @testable import PostgresDriver
-import TestSupport
+import DatabaseTestSupport
 import Testing
 
 /// `GET /v1/me` reads the caller with ``PostgresUserRepository/user(id:)``: the user, its

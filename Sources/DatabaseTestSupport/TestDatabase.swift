@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Persistence
 import PostgresDriver
 import Workers
@@ -19,7 +20,9 @@ public struct TestDatabase: Sendable {
     /// Whether ``drop()`` drops the database, or only closes this pool (a sibling's view).
     private let owner: Bool
 
-    init(name: String, url: String, pool: PostgresPool, owner: Bool = true) {
+    /// A database by its parts; `owner: false` makes ``drop()`` close only the pool (a
+    /// database someone else made, reached at `url`).
+    public init(name: String, url: String, pool: PostgresPool, owner: Bool = true) {
         self.name = name
         self.url = url
         self.pool = pool
