@@ -56,6 +56,8 @@ SHALLOW_PAGE_LIMIT = 1_000  # one influencer's posts, or a feed with `search` or
 @schemathesis.hook
 def map_case(context, case):
     """Applied to every generated case (coverage, fuzzing and stateful phases alike)."""
+    if isinstance(case.path_parameters, dict):
+        case.path_parameters = _resolved_links(case.path_parameters)
     if isinstance(case.query, dict):
         case.query = _within_paging_and_dates(context, case.query)
         if context.operation.path == "/rest/v1/likes":
@@ -76,6 +78,14 @@ def map_case(context, case):
                 # byte string is not one (the Swift tests cover refused files).
                 case.body["file"] = TINY_PNG
     return case
+
+
+def _resolved_links(parameters):
+    """A stateful step follows links schemathesis infers from field names (a claimed
+    request's `influencer_id` to `/v1/influencers/{id}`); when the field was null (a request
+    not yet approved) the step's id became the text "None", which no id can be. Such an id
+    becomes one no influencer or post has: the step then meets a 404, as the link meant."""
+    return {name: (2147483647 if value is None or value == "None" else value) for name, value in parameters.items()}
 
 
 def _postgrest_filters(query):
