@@ -84,8 +84,18 @@ def _resolved_links(parameters):
     """A stateful step follows links schemathesis infers from field names (a claimed
     request's `influencer_id` to `/v1/influencers/{id}`); when the field was null (a request
     not yet approved) the step's id became the text "None", which no id can be. Such an id
-    becomes one no influencer or post has: the step then meets a 404, as the link meant."""
-    return {name: (2147483647 if value is None or value == "None" else value) for name, value in parameters.items()}
+    becomes one no influencer or post has: the step then meets a 404, as the link meant.
+    An integral float (JSON Schema counts 99.0 an integer) is written as the integer it is:
+    a URL's id is decimal digits (the contract's text), and `99.0` is answered 400."""
+    def resolved(value):
+        if value is None or value == "None":
+            return 2147483647
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and value.endswith(".0") and value[:-2].isdigit():
+            return value[:-2]
+        return value
+    return {name: resolved(value) for name, value in parameters.items()}
 
 
 def _postgrest_filters(query):
