@@ -62,14 +62,6 @@ public struct Router: Sendable {
         return .methodNotAllowed(allowed: allowed)
     }
 
-    /// Every method the path answers to, for CORS preflights (empty when the path is unknown).
-    public func methods(for path: String) -> [String] {
-        switch match(method: "\u{0}", path: path) {
-        case .methodNotAllowed(let allowed): return allowed
-        case .found, .notFound: return []
-        }
-    }
-
     /// A path segment's routes and what may follow it.
     private struct Node: Sendable {
         public let literals: [String: Node]
