@@ -183,6 +183,9 @@ import Testing
             let missing = try await app.send("POST", "/v1/ingest/influencer-requests/999999/outcome", json: ["result": "not_found"], token: key)
             #expect(missing.status == 404 && missing.json["error"] as? String == "influencer_request_not_found", "\(missing.text)")
             #expect(try await report("gone.one", ["result": "maybe"]).errorCode == "invalid_body")
+            // A count beyond the documented range is refused, not quietly clamped (schemathesis seed 429674941).
+            let huge = try await report("gone.one", ["result": "found", "profile": ["followers_count": 3_000_000_000] as [String: any Sendable]])
+            #expect(huge.errorCode == "invalid_body" && huge.json["field"] as? String == "profile.followers_count", "\(huge.text)")
 
             // The influencer list pages by username.
             let page = try await app.send("GET", "/v1/ingest/influencers?limit=1", token: key)

@@ -188,9 +188,9 @@ enum LookupReport {
         }
         let followers: Int
         switch fields["followers_count"] {
-        case .integer(let count) where count >= 0: followers = min(count, Int(Int32.max))
+        case .integer(let count) where (0...Int(Int32.max)).contains(count): followers = count
         case nil, .null: followers = 0
-        default: throw APIError.invalidBody("profile.followers_count must be a non-negative integer", field: "profile.followers_count")
+        default: throw APIError.invalidBody("profile.followers_count must be an integer from 0 to 2147483647", field: "profile.followers_count")
         }
         let isPrivate: Bool
         switch fields["is_private"] {
