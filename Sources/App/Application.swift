@@ -1,3 +1,4 @@
+import Cryptography
 import Domain
 import Foundation
 import HTTPServer
@@ -53,6 +54,10 @@ public enum Application {
         public var revocations: SessionRevocations
         /// The ingest API (`/v1/ingest`); `nil` leaves it unmounted.
         public var ingest: IngestSettings?
+        /// The operators' console (`/admin`); `nil` leaves it unmounted.
+        public var console: (any ConsoleStore)?
+        /// How long a console session lives unused.
+        public var consoleIdleTimeout: TimeInterval = 30 * 60
         /// The clock.
         public var now: @Sendable () -> Date
         /// Identifier source.
@@ -145,12 +150,30 @@ public enum Application {
         return health.routes + MediaController(uploads: uploads).routes + v1.map { $0.mounted(at: "/v1") } + compatible
     }
 
+    /// The operators' console's routes (`/admin`), empty when it is off. Its own sign-in
+    /// (the API's password budgets and lockouts), cookie sessions, no CORS.
+    public static func consoleRoutes(dependencies deps: Dependencies, auth: AuthSettings, logger: Logger) -> [Route] {
+        guard let store = deps.console else { return [] }
+        let limits = AuthRateLimits(settings: auth, counters: deps.rateLimitCounters, now: deps.now)
+        let authentication = Authentication(
+            users: deps.users, sessions: deps.sessions, passwords: deps.passwords, attempts: limits.passwordAttempts,
+            refreshTokens: deps.refreshTokens, idTokens: deps.idTokens, settings: auth.sessions, now: deps.now, newID: deps.newID)
+        let console = OperatorsConsole(store: store, authentication: authentication, idleTimeout: deps.consoleIdleTimeout,
+                                       newToken: { Base64URL.encode(CryptoPrimitives.randomBytes(32)) },
+                                       hash: { SHA256.digest(Data($0.utf8)) }, now: deps.now)
+        return ConsoleController(console: console, security: ConsoleSecurity(idleTimeout: deps.consoleIdleTimeout), errors: ErrorResponses(logger: logger),
+                                 endpoints: Endpoints(), categories: CategoryResolver(categories: deps.categories),
+                                 newKeyText: { ServiceKeyText.prefix($0) + Base64URL.encode(CryptoPrimitives.randomBytes(32)) }, now: deps.now).routes
+    }
+
     /// The request pipeline with every route mounted, and the contract and its reference
     /// page when `docs` are given. `/metrics` is not among them: it has a listener of its own.
+    /// The console is mounted unless `console` is false (it then has a listener of its own).
     public static func makeResponder(dependencies: Dependencies, auth: AuthSettings, cors: CORSPolicy, logger: Logger,
                                      gzipLevel: Int = 1, docs: DocsController? = nil,
-                                     readYourWrites: ReadYourWrites? = nil) -> RoutingResponder {
+                                     readYourWrites: ReadYourWrites? = nil, console: Bool = true) -> RoutingResponder {
         let routes = routes(dependencies: dependencies, auth: auth, logger: logger, readYourWrites: readYourWrites) + (docs?.routes ?? [])
+            + (console ? consoleRoutes(dependencies: dependencies, auth: auth, logger: logger) : [])
         return RoutingResponder(routes: routes, cors: cors, logger: logger, gzipLevel: gzipLevel,
                                 errors: ErrorResponses(logger: logger), trustedProxies: auth.trustedProxies)
     }

@@ -9,10 +9,14 @@ public struct RequestScope: Sendable {
     /// Whether the client has gone; its reads are then dropped once they have waited.
     /// `nil`: the work is wanted whoever waits for it (writes, jobs).
     public var clientHasLeft: (@Sendable () -> Bool)?
+    /// The client's address (after the trusted proxies), for what the stores record of who
+    /// did what: the audit log of an admin's changes.
+    public var client: String?
 
-    public init(readsAfter: UInt64? = nil, clientHasLeft: (@Sendable () -> Bool)? = nil) {
+    public init(readsAfter: UInt64? = nil, clientHasLeft: (@Sendable () -> Bool)? = nil, client: String? = nil) {
         self.readsAfter = readsAfter
         self.clientHasLeft = clientHasLeft
+        self.client = client
     }
 }
 

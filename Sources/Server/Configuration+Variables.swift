@@ -87,7 +87,7 @@ extension Configuration {
     private static let httpURL: @Sendable (String) -> String? = { $0.hasPrefix("https://") || $0.hasPrefix("http://") ? nil : "expected an http(s) URL" }
 
     /// Every variable `serve` reads, in the order `--help` and docs/configuration.md list them.
-    public static let variables: [Variable] = database + backups + http + operation + media + influencers + auth
+    public static let variables: [Variable] = database + backups + http + operation + consoleVariables + media + influencers + auth
 
     private static let database: [Variable] = [
         .optional("DATABASE_URL", \.databaseURL, default: "(embedded)",

@@ -58,6 +58,13 @@ public struct Configuration: Sendable {
     public var metricsPort: Int?
     /// A bearer token scrapes must send, for a metrics listener others can reach.
     public var metricsToken: String?
+    /// Whether `/admin` is served.
+    public var consoleEnabled = true
+    /// The console's own listener, when it is not the API's (both set).
+    public var consoleHost: String?
+    public var consolePort: Int?
+    public var consoleIdleMinutes = 30
+    public var auditRetentionDays = 365
     /// The metrics port when none is set (OpenTelemetry's Prometheus exporter's).
     public static let defaultMetricsPort = 9464
 

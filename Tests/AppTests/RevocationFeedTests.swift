@@ -49,12 +49,15 @@ import Testing
             // What `market09 admin revoke-admin` does, from outside the instance. The next poll
             // of the feed (every 250 ms in production) applies it; timing that poll on a test
             // machine running the whole suite would be flaky, so the test runs one itself.
-            #expect(try await PostgresAdministration(pool: app.database.pool).setRole(.user, user: adminID.uuidString))
+            // Another admin stays: the last admin is never removed.
+            _ = try await app.user(role: "admin")
+            let store = PostgresConsoleStore(pool: app.database.pool)
+            #expect(try await store.setRole(.user, user: adminID.uuidString, by: .cli("test")) != nil)
             try await app.dependencies.revocations.poll()
             #expect(try await app.send("PATCH", "/v1/posts/\(id)", json: ["price": 2_000], token: admin).status == 403,
                     "the revoked admin's old token still edits others' posts after a poll")
             // Granting works the same way.
-            #expect(try await PostgresAdministration(pool: app.database.pool).setRole(.admin, user: adminID.uuidString))
+            #expect(try await store.setRole(.admin, user: adminID.uuidString, by: .cli("test")) != nil)
             // The background poller picks changes up by itself too.
             var status = 403
             let started = ContinuousClock.now

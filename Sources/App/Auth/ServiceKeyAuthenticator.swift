@@ -13,8 +13,9 @@ struct ServiceKeyAuthenticator: Sendable {
     let scope: ServiceScope
     let now: @Sendable () -> Date
 
-    /// The live key of the request; 401 `invalid_api_key` for anything else.
-    func key(for request: HTTPRequest) async throws -> ServiceKey {
+    /// The live key of the request; 401 `invalid_api_key` for anything else. `counting`:
+    /// the call is counted against the key (its handler's check, not its head's).
+    func key(for request: HTTPRequest, counting: Bool = false) async throws -> ServiceKey {
         let prefix = ServiceKeyText.prefix(scope)
         guard let text = Self.presented(request) else {
             throw Self.refusal("Send the service API key as Authorization: Bearer \(prefix)… or apikey: \(prefix)…")
@@ -23,7 +24,7 @@ struct ServiceKeyAuthenticator: Sendable {
             throw Self.refusal("This route takes a service API key of scope \(scope.rawValue) (\(prefix)…), not a user's token; "
                                + "make one with market09 admin api-keys create --name NAME --scope \(scope.rawValue)")
         }
-        guard let key = try await keys.use(text: text, at: now()), key.scope == scope else {
+        guard let key = try await keys.use(text: text, at: now(), counting: counting), key.scope == scope else {
             throw Self.refusal("The service API key is unknown or revoked.")
         }
         return key

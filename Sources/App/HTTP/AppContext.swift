@@ -11,6 +11,7 @@ struct AppContext: Sendable {
 
     init(_ transport: RequestContext) {
         self.transport = transport
+        scope.client = transport.client
     }
 }
 

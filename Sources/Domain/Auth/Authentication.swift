@@ -94,6 +94,16 @@ public struct Authentication: Sendable {
         return try await startSession(for: owner)
     }
 
+    /// The owner of `email` when `password` is theirs, under the same budgets, lockouts and
+    /// single answer as ``signIn(email:password:client:)``, without starting an API session:
+    /// the operators' console signs in (and re-confirms dangerous actions) with it.
+    public func verifyPassword(email: String, password: String, client: String) async throws -> User {
+        let email = try CredentialRules.email(email)
+        let owner = try await verifiedEmailOwner(email: email, password: password, client: client)
+        try await users.recordSignIn(provider: .email, subject: email, profile: nil, now: now())
+        return owner
+    }
+
     /// Signs in with a Google or Apple ID token, creating the user on first sign-in.
     public func signIn(provider: IdentityProvider, idToken: String, nonce: String?) async throws -> IssuedSession {
         let verified = try await idTokens.verify(provider: provider, idToken: idToken, nonce: nonce)

@@ -15,14 +15,17 @@ public struct ServiceKey: Sendable, Equatable {
     public let createdAt: Date
     public let lastUsedAt: Date?
     public let revokedAt: Date?
+    /// Calls its routes have answered with it (`/v1/ingest`).
+    public let calls: Int
 
-    public init(id: Int, name: String, scope: ServiceScope, createdAt: Date, lastUsedAt: Date?, revokedAt: Date?) {
+    public init(id: Int, name: String, scope: ServiceScope, createdAt: Date, lastUsedAt: Date?, revokedAt: Date?, calls: Int = 0) {
         self.id = id
         self.name = name
         self.scope = scope
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.revokedAt = revokedAt
+        self.calls = calls
     }
 }
 
@@ -31,8 +34,10 @@ public protocol ServiceKeyRepository: Sendable {
     /// Stores a new key named `name` whose text is `text`; ``DomainError/conflict(_:)``
     /// (`api_key`) when the name is taken.
     func create(name: String, scope: ServiceScope, text: String) async throws -> ServiceKey
-    /// The live key whose text is `text`, its use recorded; `nil` for an unknown or revoked one.
-    func use(text: String, at: Date) async throws -> ServiceKey?
+    /// The live key whose text is `text`, its use recorded (and counted as a call when
+    /// `counting`: a call's head and its handler both check the key); `nil` for an unknown
+    /// or revoked one.
+    func use(text: String, at: Date, counting: Bool) async throws -> ServiceKey?
     /// Every key, newest first.
     func list() async throws -> [ServiceKey]
     /// Revokes the key with this name or id; `nil` when there is none.

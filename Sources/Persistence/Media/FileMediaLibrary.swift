@@ -78,6 +78,7 @@ public struct FileMediaLibrary: MediaLibrary {
             let names: [String] = try connection.query("""
                 DELETE FROM uploads u WHERE u.created_at < \(cutoff)
                   AND NOT EXISTS (SELECT 1 FROM posts p WHERE media_name(p.display_url) = u.name)
+                  AND NOT EXISTS (SELECT 1 FROM hidden_posts h WHERE media_name(h.display_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM users s WHERE media_name(s.profile_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM influencers i WHERE media_name(i.profile_pic_url) = u.name)
                 RETURNING u.name
@@ -109,6 +110,7 @@ public struct FileMediaLibrary: MediaLibrary {
                 SELECT COALESCE(sum(u.bytes), 0)::bigint FROM uploads u
                 WHERE u.created_at > now() - interval '25 hours'
                   AND NOT EXISTS (SELECT 1 FROM posts p WHERE media_name(p.display_url) = u.name)
+                  AND NOT EXISTS (SELECT 1 FROM hidden_posts h WHERE media_name(h.display_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM users s WHERE media_name(s.profile_url) = u.name)
                   AND NOT EXISTS (SELECT 1 FROM influencers i WHERE media_name(i.profile_pic_url) = u.name)
                 """).single().decode(0)

@@ -10,17 +10,6 @@ public struct PostgresAdministration: Sendable {
         self.pool = pool
     }
 
-    /// Sets the role of the permanent user named by email or id; `false` when there is none.
-    public func setRole(_ role: Role, user: String) async throws -> Bool {
-        try await pool.withConnection { connection in
-            let byID = UUID(uuidString: user)
-            return try connection.execute("""
-                UPDATE users SET role = \(role.rawValue), updated_at = now()
-                WHERE NOT is_anonymous AND (id = \(byID)::uuid OR id IN (SELECT user_id FROM identities WHERE provider = 'email' AND subject = lower(\(user))))
-                """) == 1
-        }
-    }
-
     /// Admins with their first email, oldest first.
     public func admins() async throws -> [(id: UUID, email: String?, createdAt: Date)] {
         try await pool.withConnection { connection in

@@ -66,10 +66,12 @@ public struct PostgresFollowRepository: FollowRepository {
 
     public func followed(by user: UserID, offset: Int, limit: Int) async throws -> Page<InfluencerProfile> {
         try await reads.readPool().withConnection { connection in
-            let total: Int = try connection.query("SELECT count(*)::int FROM follows WHERE user_id = \(user.rawValue)").single().decode(0)
+            // An influencer an operator hid is left out (the partial index of migration 0038).
+            let followed: SQL = "follows WHERE user_id = \(user.rawValue) AND influencer_id NOT IN (SELECT id FROM influencers WHERE hidden_at IS NOT NULL)"
+            let total: Int = try connection.query("SELECT count(*)::int FROM \(followed)").single().decode(0)
             let items = try connection.query("""
                 SELECT \(PostgresInfluencerRepository.columns(viewer: user)) FROM (
-                    SELECT influencer_id, created_at FROM follows WHERE user_id = \(user.rawValue)
+                    SELECT influencer_id, created_at FROM \(followed)
                     ORDER BY created_at DESC, influencer_id DESC OFFSET \(offset) LIMIT \(limit)
                 ) f JOIN influencers i ON i.id = f.influencer_id
                 ORDER BY f.created_at DESC, f.influencer_id DESC

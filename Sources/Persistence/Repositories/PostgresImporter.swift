@@ -98,6 +98,18 @@ public struct PostgresImporter: ContentIngest {
             outcomes[try row.decode(0, as: Int.self)] = .conflict("a member submitted this offer (post \(try row.decode(1, as: Int.self))): "
                                                                    + "the same influencer, product and window; bulk rows never change a member's post")
         }
+        // What an operator hid stays hidden: rows of a hidden influencer, or naming a hidden
+        // post (by its key or its Instagram post), are answered and bring nothing back.
+        for row in try connection.query("""
+            DELETE FROM import_posts ip
+            WHERE ip.influencer_id IN (SELECT id FROM influencers WHERE hidden_at IS NOT NULL)
+               OR EXISTS (SELECT 1 FROM hidden_posts h WHERE (h.influencer_id, h.product_name, h.group_buying_start, h.group_buying_end)
+                                                              = (ip.influencer_id, ip.product_name, ip.starts, ip.ends))
+               OR ip.instagram_post_id IN (SELECT instagram_post_id FROM hidden_posts WHERE instagram_post_id IS NOT NULL)
+            RETURNING ip.position
+            """) {
+            outcomes[try row.decode(0, as: Int.self)] = .conflict("an operator hid this post or its influencer; bulk rows never show it again")
+        }
         // A row naming the Instagram post of a stored post, with another product or window
         // (the extraction read the caption differently this time), moves that post to the
         // row's key rather than adding a second offer for the same Instagram post; only

@@ -28,13 +28,13 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
 
     public func search(_ search: String?, viewer: UserID?, offset: Int, limit: Int) async throws -> Page<InfluencerProfile> {
         try await reads.readPool().withConnection { connection in
-            var matches: SQL = ""
+            var matches: SQL = "WHERE i.hidden_at IS NULL"
             if let search {
                 // The grams of migration 0013, as the feed's search (see FeedSQL.search),
                 // planned for the term: `a` matches 20 k of 30 k influencers, `김민` a few.
                 let pattern = "%" + FeedSQL.escapeLike(search) + "%"
                 matches = """
-                    WHERE i.search_grams @> search_term_grams(\(search))
+                    WHERE i.hidden_at IS NULL AND i.search_grams @> search_term_grams(\(search))
                       AND (search_term_exact(\(search)) OR lower(i.username) LIKE lower(\(pattern)) ESCAPE '\\' OR lower(i.full_name) LIKE lower(\(pattern)) ESCAPE '\\')
                     """
             }
@@ -56,7 +56,7 @@ public struct PostgresInfluencerRepository: InfluencerRepository {
 
     public func influencer(id: InfluencerID, viewer: UserID?) async throws -> InfluencerProfile? {
         try await reads.readPool().withConnection { connection in
-            try connection.query("SELECT \(Self.columns(viewer: viewer)) FROM influencers i WHERE i.id = \(id.rawValue)")
+            try connection.query("SELECT \(Self.columns(viewer: viewer)) FROM influencers i WHERE i.id = \(id.rawValue) AND i.hidden_at IS NULL")
                 .first.map { try Self.decode($0, from: 0) }
         }
     }

@@ -107,39 +107,47 @@ public struct PostgresInfluencerRequestRepository: InfluencerRequestRepository {
     }
 
     public func approve(id: Int, profile: InstagramProfile) async throws -> InfluencerRequest? {
-        try await pool.transaction { connection in
-            guard let row = try connection.query("SELECT username FROM influencer_requests WHERE id = \(id) AND status <> 'approved' FOR UPDATE").first else { return nil }
-            var profile = profile
-            profile.username = try row.decode(0)
-            // Written as every door writes influencers (a renamed account keeps its influencer);
-            // when the account and the name are two influencers' already, the name's is kept.
-            let written = try InfluencerUpsert.write(profile, category: nil, connection).id
-            guard let influencer = try written ?? connection.query("SELECT id FROM influencers WHERE username = \(profile.username)").first?.decode(0, as: Int.self)
-            else { throw DomainError.conflict("influencer") }
-            return try connection.query("""
-                UPDATE influencer_requests r SET status = 'approved', reason = NULL, influencer_id = \(influencer), leased_until = NULL, updated_at = now()
-                WHERE r.id = \(id) RETURNING \(unescaped: Self.columns)
-                """).first.map(Self.decode)
-        }
+        try await pool.transaction { connection in try Self.approve(id: id, profile: profile, connection) }
     }
 
     public func fail(id: Int, reason: InfluencerRequest.Failure) async throws -> InfluencerRequest? {
-        try await pool.statement { connection in
-            try connection.query("""
-                UPDATE influencer_requests r SET status = 'failed', reason = \(reason.rawValue), leased_until = NULL, updated_at = now()
-                WHERE r.id = \(id) AND r.status = 'processing' RETURNING \(unescaped: Self.columns)
-                """).first.map(Self.decode)
-        }
+        try await pool.statement { connection in try Self.fail(id: id, reason: reason, connection) }
     }
 
     public func reopen(id: Int) async throws -> InfluencerRequest? {
-        try await pool.statement { connection in
-            try connection.query("""
-                UPDATE influencer_requests r SET status = 'processing', reason = NULL, attempts = 0, next_attempt_at = now(),
-                       leased_until = NULL, updated_at = now()
-                WHERE r.id = \(id) AND r.status <> 'approved' RETURNING \(unescaped: Self.columns)
-                """).first.map(Self.decode)
-        }
+        try await pool.statement { connection in try Self.reopen(id: id, connection) }
+    }
+
+    // The changes on a connection: their own transaction above, or the console's audited one.
+
+    static func approve(id: Int, profile: InstagramProfile, _ connection: PostgresConnection) throws -> InfluencerRequest? {
+        guard let row = try connection.query("SELECT username FROM influencer_requests WHERE id = \(id) AND status <> 'approved' FOR UPDATE").first else { return nil }
+        var profile = profile
+        profile.username = try row.decode(0)
+        // Written as every door writes influencers (a renamed account keeps its influencer);
+        // when the account and the name are two influencers' already, the name's is kept.
+        let written = try InfluencerUpsert.write(profile, category: nil, connection).id
+        guard let influencer = try written ?? connection.query("SELECT id FROM influencers WHERE username = \(profile.username)").first?.decode(0, as: Int.self)
+        else { throw DomainError.conflict("influencer") }
+        return try connection.query("""
+            UPDATE influencer_requests r SET status = 'approved', reason = NULL, influencer_id = \(influencer), leased_until = NULL, updated_at = now()
+            WHERE r.id = \(id) RETURNING \(unescaped: Self.columns)
+            """).first.map(Self.decode)
+    }
+
+    static func fail(id: Int, reason: InfluencerRequest.Failure, _ connection: PostgresConnection) throws -> InfluencerRequest? {
+        try connection.query("""
+            UPDATE influencer_requests r SET status = 'failed', reason = \(reason.rawValue), leased_until = NULL, updated_at = now()
+            WHERE r.id = \(id) AND r.status = 'processing' RETURNING \(unescaped: Self.columns)
+            """).first.map(Self.decode)
+    }
+
+    static func reopen(id: Int, _ connection: PostgresConnection) throws -> InfluencerRequest? {
+        try connection.query("""
+            UPDATE influencer_requests r SET status = 'processing', reason = NULL, attempts = 0, next_attempt_at = now(),
+                   leased_until = NULL, updated_at = now()
+            WHERE r.id = \(id) AND r.status <> 'approved' RETURNING \(unescaped: Self.columns)
+            """).first.map(Self.decode)
     }
 
     public func recordInvalid(username: String, by user: UserID) async throws -> InfluencerRequest {

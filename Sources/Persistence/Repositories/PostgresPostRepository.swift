@@ -13,6 +13,8 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     private var reads: ScopedReads
     private let rankings: RankingCache
     private let likes: LikeBatches
+    /// The caller's address, for the audit entry of an admin's change to another's post.
+    private var client: String?
 
     /// Creates the repository over a pool. The Top 10 (which posts, in which order, and
     /// the posts) is kept for `top10TTL` seconds per category; each post's like count and
@@ -44,6 +46,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         var copy = self
         copy.reads = reads.scoped(scope)
         copy.pool = pool.scoped(scope)
+        copy.client = scope.client
         return copy
     }
 
@@ -72,31 +75,61 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
 
     public func update(id: PostID, changes: PostChanges, requester: UserID, isAdmin: Bool) async throws -> Post {
         try await Self.mappingPostErrors {
-            try await pool.transaction { connection in
-                let (start, end, postedAt) = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
+            try await pool.transaction { [client] connection in
+                let (start, end, postedAt, othersPost) = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
                 try PostRules.window(start: changes.groupBuyingStart ?? start, end: changes.groupBuyingEnd ?? end)
                 if let newStart = changes.groupBuyingStart { try PostRules.lead(start: newStart, postedAt: postedAt) }
-                try connection.execute("""
-                    UPDATE posts SET product_name = COALESCE(\(changes.productName), product_name), price = COALESCE(\(changes.price), price),
-                        category_id = COALESCE(\(changes.category?.rawValue), category_id),
-                        group_buying_start = COALESCE(\(changes.groupBuyingStart), group_buying_start),
-                        group_buying_end = COALESCE(\(changes.groupBuyingEnd), group_buying_end),
-                        display_url = COALESCE(\(changes.displayURL), display_url),
-                        group_buying_url = COALESCE(\(changes.groupBuyingURL), group_buying_url), post_url = COALESCE(\(changes.postURL), post_url),
-                        caption = COALESCE(\(changes.caption), caption),
-                        hashtags = COALESCE(string_to_array(\(changes.hashtags.map(Self.tagText)), ' '), hashtags),
-                        post_type = COALESCE(\(changes.postType), post_type)
-                    WHERE id = \(id.rawValue)
-                    """)
+                if othersPost {
+                    try AuditTrail.audited(Self.apiActor(requester, client), action: "post.edit", target: "post \(id)",
+                                           row: Self.auditedRow(id), connection) { ((), try Self.apply(changes, to: id, connection) == 1) }
+                } else {
+                    try Self.apply(changes, to: id, connection)
+                }
                 return try PostRows.find(id, viewer: requester, connection)!
             }
         }
     }
 
+    /// Writes `changes` to post `id`; the rows changed (0 or 1). The API's edits and the
+    /// console's go through here.
+    @discardableResult
+    static func apply(_ changes: PostChanges, to id: PostID, _ connection: PostgresConnection) throws -> Int {
+        try connection.execute("""
+            UPDATE posts SET product_name = COALESCE(\(changes.productName), product_name), price = COALESCE(\(changes.price), price),
+                category_id = COALESCE(\(changes.category?.rawValue), category_id),
+                group_buying_start = COALESCE(\(changes.groupBuyingStart), group_buying_start),
+                group_buying_end = COALESCE(\(changes.groupBuyingEnd), group_buying_end),
+                display_url = COALESCE(\(changes.displayURL), display_url),
+                group_buying_url = COALESCE(\(changes.groupBuyingURL), group_buying_url), post_url = COALESCE(\(changes.postURL), post_url),
+                caption = COALESCE(\(changes.caption), caption),
+                hashtags = COALESCE(string_to_array(\(changes.hashtags.map(Self.tagText)), ' '), hashtags),
+                post_type = COALESCE(\(changes.postType), post_type)
+            WHERE id = \(id.rawValue)
+            """)
+    }
+
+    /// What the audit log keeps of a post: its row without the derived search grams.
+    static func auditedRow(_ id: PostID) -> SQL {
+        """
+        SELECT p.id, p.product_name, p.price, p.category_id, p.influencer_id, p.display_url, p.group_buying_url,
+               p.group_buying_start, p.group_buying_end, p.caption, p.hashtags, p.source, p.submitted_by
+        FROM posts p WHERE p.id = \(id.rawValue)
+        """
+    }
+
+    /// An admin changing another member's post through the API.
+    private static func apiActor(_ requester: UserID, _ client: String?) -> AdminActor {
+        AdminActor(userID: requester, name: "admin " + requester.description, channel: .api, address: client)
+    }
+
     public func delete(id: PostID, requester: UserID, isAdmin: Bool) async throws {
-        try await pool.transaction { connection in
-            _ = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
+        try await pool.transaction { [client] connection in
+            let othersPost = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection).othersPost
+            let before = othersPost ? try AuditTrail.snapshot(Self.auditedRow(id), connection) : nil
             try connection.execute("DELETE FROM posts WHERE id = \(id.rawValue)")
+            if othersPost {
+                try AuditTrail.record(Self.apiActor(requester, client), action: "post.delete", target: "post \(id)", before: before, after: nil, connection)
+            }
         }
     }
 
@@ -204,8 +237,10 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     }
 
     /// Locks the post and checks `requester` may change it; returns its window and when it was posted.
+    /// The post's window, locked for the change, and whether it is another member's (an
+    /// admin's change, audited).
     private static func authorize(_ id: PostID, requester: UserID, isAdmin: Bool,
-                                  _ connection: PostgresConnection) throws -> (start: Date, end: Date, postedAt: Date) {
+                                  _ connection: PostgresConnection) throws -> (start: Date, end: Date, postedAt: Date, othersPost: Bool) {
         guard let row = try connection.query(
             "SELECT submitted_by, group_buying_start, group_buying_end, posted_at FROM posts WHERE id = \(id.rawValue) FOR UPDATE").first
         else { throw DomainError.notFound("post") }
@@ -213,10 +248,10 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         guard isAdmin || submitter == requester.rawValue else {
             throw DomainError.forbidden("Only the post's submitter or an admin may change it.")
         }
-        return (try row.decode(1), try row.decode(2), try row.decode(3))
+        return (try row.decode(1), try row.decode(2), try row.decode(3), submitter != requester.rawValue)
     }
 
-    private static func mappingPostErrors<T>(_ body: () async throws -> T) async throws -> T {
+    static func mappingPostErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PostgresError where error.code == .foreignKeyViolation && error.constraint == "posts_influencer_id_fkey" {

@@ -22,7 +22,7 @@ extension AdminCommand {
         let text = ServiceKeyText.prefix(scope) + Base64URL.encode(CryptoPrimitives.randomBytes(32))
         return await DatabaseTarget.withPool(parsed, environment) { pool in
             do {
-                let key = try await PostgresServiceKeyRepository(pool: pool).create(name: name, scope: scope, text: text)
+                let key = try await PostgresConsoleStore(pool: pool).createKey(name: name, scope: scope, text: text, by: actor(environment))
                 CommandLineInterface.printError("created api key \(key.id) '\(key.name)' (scope \(key.scope.rawValue)); "
                                                 + "it is shown once, below: keep it in the service's secret store")
                 CommandLineInterface.printLine(text)
@@ -53,7 +53,7 @@ extension AdminCommand {
         let parsed = try ParsedArguments(arguments, options: ["database-url"])
         let target = try parsed.positionals("<name|id>")[0]
         return await DatabaseTarget.withPool(parsed, environment) { pool in
-            guard let key = try await PostgresServiceKeyRepository(pool: pool).revoke(nameOrID: target, at: Date()) else {
+            guard let key = try await PostgresConsoleStore(pool: pool).revokeKey(nameOrID: target, by: actor(environment)) else {
                 CommandLineInterface.printError("market09: error: no api key \(target)")
                 return 1
             }

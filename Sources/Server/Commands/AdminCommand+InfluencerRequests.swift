@@ -42,7 +42,7 @@ extension AdminCommand {
             let profile = InstagramProfile(username: request.username, fullName: parsed.option("full-name"), biography: parsed.option("biography"),
                                            profilePicURL: parsed.option("profile-pic-url"), followersCount: followers,
                                            externalURL: parsed.option("external-url")).storable
-            guard let approved = try await requests.approve(id: request.id, profile: profile) else { return alreadyApproved(request) }
+            guard let approved = try await PostgresConsoleStore(pool: pool).approveRequest(id: request.id, profile: profile, by: actor(environment)) else { return alreadyApproved(request) }
             CommandLineInterface.printLine(describe(approved))
             return 0
         }
@@ -60,7 +60,7 @@ extension AdminCommand {
         return await DatabaseTarget.withPool(parsed, environment) { pool in
             let requests = PostgresInfluencerRequestRepository(pool: pool)
             guard let request = try await requests.request(idOrUsername: target) else { return notFound(target) }
-            guard let failed = try await requests.fail(id: request.id, reason: reason) else { return notProcessing(request) }
+            guard let failed = try await PostgresConsoleStore(pool: pool).rejectRequest(id: request.id, reason: reason, by: actor(environment)) else { return notProcessing(request) }
             CommandLineInterface.printLine(describe(failed))
             return 0
         }
@@ -74,7 +74,7 @@ extension AdminCommand {
         return await DatabaseTarget.withPool(parsed, environment) { pool in
             let requests = PostgresInfluencerRequestRepository(pool: pool)
             guard let request = try await requests.request(idOrUsername: target) else { return notFound(target) }
-            guard let reopened = try await requests.reopen(id: request.id) else { return alreadyApproved(request) }
+            guard let reopened = try await PostgresConsoleStore(pool: pool).retryRequest(id: request.id, by: actor(environment)) else { return alreadyApproved(request) }
             CommandLineInterface.printLine(describe(reopened))
             return 0
         }

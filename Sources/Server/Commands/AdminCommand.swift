@@ -39,6 +39,11 @@ enum AdminCommand {
                                   Refuse the key from now on.
           prune-uploads           Remove uploads no post or profile has referred to for 24 hours
                                   (MEDIA_DIR as the server's; the server does it every 10 minutes).
+          audit [--search TEXT] [--limit N] [--before ID]
+                                  The audit log of admin actions (console, CLI, admin API), newest first.
+
+        Changes made here are recorded in the audit log as cli:<your user name>.
+        The operators' console: /admin on the server (docs/operations.md, "The operators' console").
 
         Related: market09 migrate [--dry-run] applies or lists database migrations.
         """
@@ -58,6 +63,7 @@ enum AdminCommand {
         case "prune-uploads": return try await pruneUploads(rest, environment)
         case "influencer-requests": return try await influencerRequests(rest, environment)
         case "api-keys": return try await apiKeys(rest, environment)
+        case "audit": return try await audit(rest, environment)
         default: throw UsageError("unknown admin task '\(task)'; run 'market09 admin --help'")
         }
     }
@@ -77,7 +83,7 @@ enum AdminCommand {
             let session = try await authentication.signUp(email: email, password: password, nickname: parsed.option("nickname"))
             // The sign-up session is not handed to anyone: end it at once.
             try await PostgresSessionRepository(pool: pool).revoke(id: session.sessionID, reason: .logout, now: Date())
-            if parsed.flag("admin") { _ = try await PostgresAdministration(pool: pool).setRole(.admin, user: session.user.id.description) }
+            if parsed.flag("admin") { _ = try await PostgresConsoleStore(pool: pool).setRole(.admin, user: session.user.id.description, by: actor(environment)) }
             CommandLineInterface.printLine("created \(parsed.flag("admin") ? "admin" : "user") \(session.user.id) <\(session.user.email ?? email)>")
             return 0
         }
@@ -87,7 +93,7 @@ enum AdminCommand {
         let parsed = try ParsedArguments(arguments, options: ["database-url"])
         let user = try parsed.positionals("<email|user-id>")[0]
         return await DatabaseTarget.withPool(parsed, environment) { pool in
-            guard try await PostgresAdministration(pool: pool).setRole(role, user: user) else {
+            guard try await PostgresConsoleStore(pool: pool).setRole(role, user: user, by: actor(environment)) != nil else {
                 CommandLineInterface.printError("market09: error: no permanent user \(user)")
                 return 1
             }
@@ -152,6 +158,29 @@ enum AdminCommand {
             let library = FileMediaLibrary(directory: configuration.media.directory, pool: pool, workers: workers, readers: workers)
             let removed = try await Uploads(library: library, now: { Date() }).prune()
             CommandLineInterface.printLine("removed \(removed.count) uploads unreferenced for 24 hours")
+            return 0
+        }
+    }
+
+    /// Who runs the CLI, as the audit log names them.
+    static func actor(_ environment: [String: String]) -> AdminActor {
+        AdminActor.cli(environment["SUDO_USER"] ?? environment["USER"] ?? environment["LOGNAME"] ?? "")
+    }
+
+    private static func audit(_ arguments: [String], _ environment: [String: String]) async throws -> Int32 {
+        let parsed = try ParsedArguments(arguments, options: ["search", "limit", "before", "database-url"])
+        _ = try parsed.positionals()
+        let query = AuditQuery(search: parsed.option("search"), beforeID: try parsed.option("before").map { text in
+            guard let id = Int(text), id > 0 else { throw UsageError("--before takes an entry id") }
+            return id
+        }, limit: try parsed.integer("limit", in: 1...10_000, default: 100))
+        return await DatabaseTarget.withPool(parsed, environment) { pool in
+            let entries = try await PostgresConsoleStore(pool: pool).audit(query)
+            if entries.isEmpty { CommandLineInterface.printLine("no audit entries") }
+            for entry in entries {
+                CommandLineInterface.printLine("\(entry.id)  \(entry.at.formatted(.iso8601))  \(entry.actor)  \(entry.channel.rawValue)  \(entry.address ?? "-")  "
+                                               + "\(entry.action)  \(entry.target)  before=\(entry.before ?? "null")  after=\(entry.after ?? "null")")
+            }
             return 0
         }
     }

@@ -233,6 +233,8 @@ enum ServeCommand {
         dependencies.influencerRequestRetryAfter = TimeInterval(configuration.influencerRequestRetryAfterSeconds)
         dependencies.ingest?.requestsPerMinute = configuration.ingestRequestsPerMinute
         dependencies.ingest?.rules = configuration.verificationRules
+        enableConsole(&dependencies, configuration, pool: pool)
+        let consoleApart = try consoleListensApart(configuration)
         try await lifecycle.start("revocation poll", dependencies.revocations)
         // Background jobs repeat on one instance of the deployment: the lease holder.
         let leadership = JobLeadership(lease: PostgresLeaderLease(pool: pool), duration: TimeInterval(configuration.jobLeaseSeconds), logger: logger)
@@ -250,6 +252,10 @@ enum ServeCommand {
                                                       rules: configuration.verificationRules, now: dependencies.now)
             try await lifecycle.start("influencer verification", BackgroundJobs.influencerVerification(verification, logger: logger, metrics: metrics,
                                                                                                    leadership: leadership))
+        }
+        if let store = dependencies.console {
+            try await lifecycle.start("audit retention", auditRetention(store, days: configuration.auditRetentionDays, logger: logger, metrics: metrics,
+                                                                        leadership: leadership))
         }
         try await lifecycle.start("like count sweep", BackgroundJobs.likeCountSweep(pool: pool, logger: logger, metrics: metrics, leadership: leadership))
         try await lifecycle.start("media pruning", BackgroundJobs.mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
@@ -271,8 +277,12 @@ enum ServeCommand {
             cors: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins),
             logger: logger, gzipLevel: configuration.gzipLevel,
             docs: try docs(configuration, executablePath: executablePath, logger: logger),
-            readYourWrites: replicas.map { ReadYourWrites(replicas: $0, window: .milliseconds(configuration.replicaMaxLagMilliseconds) + .milliseconds(400)) })
+            readYourWrites: replicas.map { ReadYourWrites(replicas: $0, window: .milliseconds(configuration.replicaMaxLagMilliseconds) + .milliseconds(400)) },
+            console: !consoleApart)
         if let metrics { try serveMetrics(metrics, configuration, lifecycle: lifecycle, logger: logger) }
+        if consoleApart, dependencies.console != nil {
+            try serveConsole(dependencies, auth: auth, configuration, pool: pool, lifecycle: lifecycle, logger: logger)
+        }
         var http = configuration.http
         http.spoolDirectory = media.directory + "/incoming"
         try FileManager.default.createDirectory(atPath: http.spoolDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -98,7 +98,7 @@ struct IngestController: Sendable {
                        admit: (@Sendable (HTTPRequest) async throws -> Void)? = nil,
                        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) -> Route {
         endpoints.route(method, path) { [keys] request, _ in
-            _ = try await keys.key(for: request)
+            _ = try await keys.key(for: request, counting: true)
             return try await handler(request)
         }.receiving(Reception(maxBodyBytes: maxBodyBytes, spooled: spooled, admission: { [keys, counters, settings, now] request in
             let key = try await keys.key(for: request)
