@@ -102,6 +102,7 @@ public struct TestApp: Sendable {
         dependencies.passwords = passwords ?? PBKDF2PasswordHasher(iterations: auth.passwordIterations, workers: auth.passwordWorkers())
         if let idTokens { dependencies.idTokens = idTokens }
         dependencies.supabase = SupabaseSettings(anonKey: anonKey)
+        dependencies.console = PostgresConsoleStore(pool: database.pool)
         try await dependencies.revocations.start()
         let responder = Application.makeResponder(dependencies: dependencies, auth: auth, cors: CORSPolicy(allowedOrigins: []), logger: logs.logger,
                                                   readYourWrites: readYourWrites)

@@ -5,10 +5,10 @@ import Foundation
 /// a change is never made without its entry, nor recorded without being made.
 public protocol ConsoleStore: Sendable {
     // Sessions: tokens are stored as their SHA-256.
-    func createSession(tokenHash: [UInt8], user: UserID, csrfToken: String, address: String?) async throws
-    /// The session of an admin that was used after `idleSince` (its use is recorded); `nil`
-    /// for an unknown, idle or non-admin one.
-    func session(tokenHash: [UInt8], idleSince: Date) async throws -> ConsoleSession?
+    func createSession(tokenHash: [UInt8], user: UserID, csrfToken: String, address: String?, now: Date) async throws
+    /// The session of an admin that was used after `idleSince`, its use at `now` recorded;
+    /// `nil` for an unknown, idle or non-admin one.
+    func session(tokenHash: [UInt8], idleSince: Date, now: Date) async throws -> ConsoleSession?
     func endSession(tokenHash: [UInt8]) async throws
 
     func overview(now: Date) async throws -> ConsoleOverview

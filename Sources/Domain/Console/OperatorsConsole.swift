@@ -38,14 +38,15 @@ public struct OperatorsConsole: Sendable {
         guard user.role == .admin, !user.isAnonymous else { throw DomainError.forbidden("not_admin") }
         let token = newToken()
         let csrf = newToken()
-        try await store.createSession(tokenHash: hash(token), user: user.id, csrfToken: csrf, address: client)
+        try await store.createSession(tokenHash: hash(token), user: user.id, csrfToken: csrf, address: client, now: now())
         return (token, ConsoleSession(userID: user.id, email: user.email ?? email, csrfToken: csrf))
     }
 
     /// The live admin session of `token`, its use recorded; `nil` when there is none.
     public func session(token: String) async throws -> ConsoleSession? {
         guard (1...128).contains(token.utf8.count) else { return nil }
-        return try await store.session(tokenHash: hash(token), idleSince: now().addingTimeInterval(-idleTimeout))
+        let now = now()
+        return try await store.session(tokenHash: hash(token), idleSince: now.addingTimeInterval(-idleTimeout), now: now)
     }
 
     public func signOut(token: String) async throws {

@@ -10,7 +10,10 @@ public enum EntityTag {
     /// `304 Not Modified` when `request` already holds that tag. `weak` when the body will
     /// be sent gzipped (see ``ContentCoding``): the same content in other bytes.
     public static func apply(_ response: inout HTTPResponse, for request: HTTPRequest, weak: Bool = false) {
-        guard request.method == "GET" || request.method == "HEAD", response.status == 200, !response.body.isEmpty else { return }
+        guard request.method == "GET" || request.method == "HEAD", response.status == 200, !response.body.isEmpty,
+              // An answer that must not be stored (a console page with its CSRF token) is
+              // not revalidated either.
+              response.headers["Cache-Control"] != "no-store" else { return }
         let tag = (weak ? "W/\"" : "\"") + hex(hash(response.body)) + "\""
         // Per caller (bodies carry is_liked and the caller's own data): no shared caches,
         // and revalidate on every use.

@@ -11,21 +11,21 @@ public struct PostgresConsoleStore: ConsoleStore {
         self.pool = pool
     }
 
-    public func createSession(tokenHash: [UInt8], user: UserID, csrfToken: String, address: String?) async throws {
+    public func createSession(tokenHash: [UInt8], user: UserID, csrfToken: String, address: String?, now: Date) async throws {
         try await pool.transaction { connection in
-            // One console session per sign-in: an old cookie of this browser is not reused.
-            try connection.execute("DELETE FROM console_sessions WHERE user_id = \(user.rawValue) AND last_seen_at < now() - interval '1 day'")
+            // A new token at every sign-in; the admin's sessions idle for a day are cleared.
+            try connection.execute("DELETE FROM console_sessions WHERE user_id = \(user.rawValue) AND last_seen_at < \(now.addingTimeInterval(-86_400))")
             try connection.execute("""
-                INSERT INTO console_sessions (token_hash, user_id, csrf_token, address)
-                VALUES (\(PostgresBytes(tokenHash)), \(user.rawValue), \(csrfToken), \(address.map { String($0.prefix(64)) }))
+                INSERT INTO console_sessions (token_hash, user_id, csrf_token, address, created_at, last_seen_at)
+                VALUES (\(PostgresBytes(tokenHash)), \(user.rawValue), \(csrfToken), \(address.map { String($0.prefix(64)) }), \(now), \(now))
                 """)
         }
     }
 
-    public func session(tokenHash: [UInt8], idleSince: Date) async throws -> ConsoleSession? {
+    public func session(tokenHash: [UInt8], idleSince: Date, now: Date) async throws -> ConsoleSession? {
         try await pool.statement { connection in
             try connection.query("""
-                UPDATE console_sessions s SET last_seen_at = now()
+                UPDATE console_sessions s SET last_seen_at = \(now)
                 FROM users u WHERE s.token_hash = \(PostgresBytes(tokenHash)) AND s.last_seen_at > \(idleSince)
                   AND u.id = s.user_id AND u.role = 'admin'
                 RETURNING s.user_id, COALESCE((SELECT email FROM identities WHERE user_id = u.id AND provider = 'email' ORDER BY created_at LIMIT 1), ''),
