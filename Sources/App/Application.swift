@@ -58,6 +58,9 @@ public enum Application {
         public var console: (any ConsoleStore)?
         /// How long a console session lives unused.
         public var consoleIdleTimeout: TimeInterval = 30 * 60
+        /// The instance's health as the console's overview shows it: the metrics this
+        /// instance exports (pools, replicas, job lease, last backup), as exposition text.
+        public var consoleHealth: @Sendable () -> String = { "" }
         /// The clock.
         public var now: @Sendable () -> Date
         /// Identifier source.
@@ -162,7 +165,7 @@ public enum Application {
                                        newToken: { Base64URL.encode(CryptoPrimitives.randomBytes(32)) },
                                        hash: { SHA256.digest(Data($0.utf8)) }, now: deps.now)
         return ConsoleController(console: console, security: ConsoleSecurity(idleTimeout: deps.consoleIdleTimeout), errors: ErrorResponses(logger: logger),
-                                 endpoints: Endpoints(), categories: CategoryResolver(categories: deps.categories),
+                                 endpoints: Endpoints(), categories: CategoryResolver(categories: deps.categories), health: deps.consoleHealth, workers: deps.fileWorkers,
                                  newKeyText: { ServiceKeyText.prefix($0) + Base64URL.encode(CryptoPrimitives.randomBytes(32)) }, now: deps.now).routes
     }
 

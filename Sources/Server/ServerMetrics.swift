@@ -10,6 +10,23 @@ enum ServerMetrics {
     /// The version in `market09_build_info` (the API's, as in openapi.yaml).
     static let version = "0.1.0"
 
+    /// The media disk's free bytes and the floor uploads keep (UPLOAD_MIN_FREE_BYTES): the
+    /// alert rules' disk floor. One `statvfs` per scrape.
+    static func registerDisk(on metrics: Metrics, media: MediaSettings) {
+        metrics.addCollector { text in
+            var info = statvfs()
+            var path = media.directory
+            while statvfs(path, &info) != 0 {
+                let parent = (path as NSString).deletingLastPathComponent
+                guard !parent.isEmpty, parent != path else { return }
+                path = parent
+            }
+            text.gauge("market09_media_disk_free_bytes", help: "Free bytes of the disk holding MEDIA_DIR.", Double(info.f_bavail) * Double(info.f_frsize))
+            text.gauge("market09_media_disk_floor_bytes", help: "Free bytes uploads keep (UPLOAD_MIN_FREE_BYTES): below it they are refused.",
+                       Double(media.limits.minimumFreeBytes))
+        }
+    }
+
     static func register(on metrics: Metrics, pool: PostgresPool, startedAt: Date) {
         metrics.addCollector { text in
             let statistics = pool.statistics()

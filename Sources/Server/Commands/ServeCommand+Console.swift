@@ -10,10 +10,11 @@ import PostgresDriver
 /// audit log's retention.
 extension ServeCommand {
     /// Mounts the console's store when the console is on.
-    static func enableConsole(_ dependencies: inout Application.Dependencies, _ configuration: Configuration, pool: PostgresPool) {
+    static func enableConsole(_ dependencies: inout Application.Dependencies, _ configuration: Configuration, pool: PostgresPool, metrics: Metrics?) {
         guard configuration.consoleEnabled else { return }
         dependencies.console = PostgresConsoleStore(pool: pool)
         dependencies.consoleIdleTimeout = TimeInterval(configuration.consoleIdleMinutes * 60)
+        if let metrics { dependencies.consoleHealth = { metrics.render() } }
     }
 
     /// Whether the console has a listener of its own.

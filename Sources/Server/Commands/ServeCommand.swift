@@ -227,13 +227,14 @@ enum ServeCommand {
         let metrics = configuration.metricsEnabled ? Metrics() : nil
         if let metrics { ServerMetrics.register(on: metrics, pool: pool, startedAt: Date()) }
         let media = configuration.media
+        if let metrics { ServerMetrics.registerDisk(on: metrics, media: media) }
         let replicas = try await readReplicas(configuration, primary: pool, lifecycle: lifecycle, metrics: metrics)
         var dependencies = Application.Dependencies.live(pool: pool, reads: replicas, auth: auth, media: media, logger: logger, metrics: metrics)
         dependencies.supabase = configuration.supabaseAnonKey.map(SupabaseSettings.init(anonKey:))
         dependencies.influencerRequestRetryAfter = TimeInterval(configuration.influencerRequestRetryAfterSeconds)
         dependencies.ingest?.requestsPerMinute = configuration.ingestRequestsPerMinute
         dependencies.ingest?.rules = configuration.verificationRules
-        enableConsole(&dependencies, configuration, pool: pool)
+        enableConsole(&dependencies, configuration, pool: pool, metrics: metrics)
         let consoleApart = try consoleListensApart(configuration)
         try await lifecycle.start("revocation poll", dependencies.revocations)
         // Background jobs repeat on one instance of the deployment: the lease holder.

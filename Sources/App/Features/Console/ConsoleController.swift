@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import HTTPServer
+import Workers
 
 /// `/admin`: the operators' console, HTML rendered here (no build step, no script). Every
 /// page but the sign-in needs an admin's console session; every form its CSRF token; every
@@ -11,6 +12,10 @@ struct ConsoleController: Sendable {
     let errors: ErrorResponses
     let endpoints: Endpoints
     let categories: CategoryResolver
+    /// This instance's metrics, as exposition text (the overview's health).
+    let health: @Sendable () -> String
+    /// Threads for reading it (the collectors read /proc and statvfs), off the cooperative pool.
+    let workers: BoundedWorkers
     let newKeyText: @Sendable (ServiceScope) -> String
     let now: @Sendable () -> Date
 
@@ -40,7 +45,8 @@ struct ConsoleController: Sendable {
             },
             signedIn("GET", "/admin") { visit in
                 let overview = try await console.store.overview(now: now())
-                return Self.html(ConsoleLayout.page("Overview", session: visit.session, ConsoleOverviewPage.render(overview)))
+                return Self.html(ConsoleLayout.page("Overview", session: visit.session,
+                                                    ConsoleOverviewPage.render(overview, health: ConsoleOverviewPage.health(try await workers.run(health)))))
             },
             signedIn("GET", "/admin/audit") { visit in try await auditPage(visit) },
         ]

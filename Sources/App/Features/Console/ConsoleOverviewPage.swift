@@ -4,7 +4,32 @@ import Foundation
 /// The overview: where today's posts stand per category, a week of sign-ups, likes and
 /// ingested posts per hour as SVG bar charts drawn here, and the queues.
 enum ConsoleOverviewPage {
-    static func render(_ overview: ConsoleOverview) -> HTML {
+    /// The series of this instance's metrics an operator looks at first, as (name, value)
+    /// rows: pool use, replicas' lag and health, the job lease, the last backup's age.
+    static func health(_ exposition: String) -> [(String, String)] {
+        let wanted: [(prefix: String, label: String, format: (Double) -> String)] = [
+            ("market09_db_pool_connections", "Database pool threads", { String(Int($0)) }),
+            ("market09_db_pool_busy", "Busy now", { String(Int($0)) }),
+            ("market09_db_pool_queued", "Jobs waiting", { String(Int($0)) }),
+            ("market09_replica_healthy", "Replica healthy", { $0 == 1 ? "yes" : "no" }),
+            ("market09_replica_lag_seconds", "Replica lag", { String(format: "%.2f s", $0) }),
+            ("market09_job_leader", "Runs the background jobs", { $0 == 1 ? "yes" : "no (another instance does)" }),
+            ("market09_backup_age_seconds", "Last good backup", { String(format: "%.1f hours ago", $0 / 3600) }),
+            ("market09_media_disk_free_bytes", "Media disk free", { megabytes(Int($0)) }),
+        ]
+        var rows: [(String, String)] = []
+        for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            let series = line[..<space]
+            let name = series.prefix { $0 != "{" }
+            guard let entry = wanted.first(where: { $0.prefix == name }) else { continue }
+            let labels = series.dropFirst(name.count)
+            rows.append((entry.label + (labels.isEmpty ? "" : " " + labels), entry.format(value)))
+        }
+        return rows
+    }
+
+    static func render(_ overview: ConsoleOverview, health: [(String, String)] = []) -> HTML {
         let categoryRows = overview.categories.map { category -> [HTML] in
             ["\(category.name)", "\(category.openNow)", "\(category.upcoming)", "\(category.closingToday)"]
         }
@@ -24,7 +49,8 @@ enum ConsoleOverviewPage {
             \(ConsoleLayout.table("Posts by category now", headers: ["Category", "Open now", "Upcoming", "Closing today"], rows: categoryRows))
             <div class="cards">\(charts)</div>
             \(ConsoleLayout.table("Live ingest keys", headers: ["Key", "Last used (KST)", "Calls"], rows: keys))
-            <p>Health, pools and replica lag: the metrics listener's <code>/metrics</code>, and the alert rules in <code>deploy/prometheus/</code>.
+            \(ConsoleLayout.table("This instance", headers: ["Measure", "Now"], rows: health.map { ["\($0.0)", "\($0.1)"] }))
+            <p>Every instance exports these on its metrics listener (<code>/metrics</code>); the alert rules are in <code>deploy/prometheus/</code>.
             Backups: <code>market09 backup list</code>.</p>
             """
     }
