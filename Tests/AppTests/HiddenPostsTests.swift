@@ -41,7 +41,13 @@ import Testing
             // Hiding twice changes nothing; a post that is not there is not counted.
             #expect(try await store.setHidden(posts: [PostID(rawValue: id), PostID(rawValue: 999_999)], hidden: true, by: actor) == 0)
 
+            // Its submitter still has it, marked.
+            let mine = try await app.send("GET", "/v1/me/posts", token: owner)
+            let listed = (mine.json["data"] as? [[String: any Sendable]])?.first
+            #expect(mine.json["total"] as? Int == 1 && listed?["id"] as? Int == id && listed?["hidden"] as? Bool == true, "\(mine.text)")
             #expect(try await store.setHidden(posts: [PostID(rawValue: id)], hidden: false, by: actor) == 1)
+            let again = try await app.send("GET", "/v1/me/posts", token: owner)
+            #expect((again.json["data"] as? [[String: any Sendable]])?.first?["hidden"] == nil, "\(again.text)")
             let back = try await app.send("GET", "/v1/posts/\(id)", token: liker)
             #expect(back.status == 200 && back.json["likes_count"] as? Int == 2 && back.json["is_liked"] as? Bool == true, "\(back.text)")
             #expect(try await count(app, "SELECT count(*)::int FROM supabase_post_ids WHERE post_id = \(id)") == 1)

@@ -96,6 +96,9 @@ public struct Post: Sendable, Equatable {
     public let isLiked: Bool
     /// What it carries from Instagram (``PostDetails/caption`` on single-post reads only).
     public let details: PostDetails
+    /// Hidden by an operator: out of every feed, kept for its submitter (their own list
+    /// shows it, marked) and the console.
+    public var hidden = false
 
     public init(id: PostID, productName: String, price: Int?, category: Category, displayURL: String?, groupBuyingURL: String?,
                 groupBuyingStart: Date, groupBuyingEnd: Date, likesCount: Int, postedAt: Date, submittedBy: UserID?,

@@ -48,6 +48,8 @@ struct PostResponse: JSONWritable {
                 if includesCaption { json.field("caption", post.details.caption) }
             }
             if let rank { json.field("rank", rank) }
+            // Only the submitter's own list holds hidden posts (/v1/me/posts).
+            if v1 && post.hidden { json.field("hidden", true) }
         }
     }
 }
