@@ -44,3 +44,38 @@ import Testing
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
+
+/// Where the console is served: off with ADMIN_CONSOLE=false; on a listener of its own with
+/// ADMIN_CONSOLE_HOST/PORT, and then not on the API's port.
+@Suite struct ConsolePlacementTests {
+    @Test func theConsoleCanBeTurnedOffOrMovedToItsOwnListener() async throws {
+        let database = try await TestDatabase.migrated()
+        let directory = "/tmp/m09-console-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let base = ["DATABASE_URL": database.url, "JWT_SECRET": TestApp.secret, "PORT": "0", "METRICS": "false", "MIGRATE_ON_START": "false"]
+        func status(_ port: Int, _ path: String) async throws -> Int {
+            try await RawHTTPClient.request("GET", path, port: port).status
+        }
+
+        let off = try Market09Process(["serve"], environment: base.merging(["ADMIN_CONSOLE": "false"]) { $1 }, directory: directory)
+        let offPort = try await off.waitUntilListening()
+        #expect(try await status(offPort, "/admin/login") == 404)
+        #expect(try await off.stop(signal: SIGTERM) == 0)
+
+        let apart = try Market09Process(["serve"], environment: base.merging(["ADMIN_CONSOLE_HOST": "127.0.0.1", "ADMIN_CONSOLE_PORT": "0"]) { $1 },
+                                        directory: directory)
+        let consoleLine = try await apart.waitForLine(message: "console listening", timeoutSeconds: 60)
+        let apiPort = try await apart.waitUntilListening()
+        let consolePort = try #require(consoleLine["port"] as? Int)
+        #expect(try await status(apiPort, "/admin/login") == 404)
+        #expect(try await status(consolePort, "/admin/login") == 200)
+        #expect(try await status(consolePort, "/v1/categories") == 404, "the console's listener serves the API")
+        #expect(try await apart.stop(signal: SIGTERM) == 0)
+
+        // One of the two alone is a configuration error, said at start.
+        let half = try await Market09Process.run(["serve"], environment: base.merging(["ADMIN_CONSOLE_PORT": "8081"]) { $1 }, directory: directory)
+        #expect(half.code != 0 && half.output.contains("ADMIN_CONSOLE_HOST"), "\(half.output)")
+        await database.drop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

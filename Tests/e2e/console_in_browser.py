@@ -202,6 +202,13 @@ def main(base, email, password, influencer, anon_key, screenshot):
         for page in ("/admin/influencers", "/admin/users", f"/admin/influencers/{influencer}"):
             driver.get(base + page)
             axe_check(driver, page)
+        # The hostile influencer's name and bio are text on their page.
+        check("<img src=x onerror=alert(1)>" in driver.find_element(By.ID, "f-full_name").get_attribute("value"), "the name is not the text it was")
+        check("<script>" in driver.find_element(By.ID, "f-biography").text and driver.title != "pwned", "the bio is not text")
+        driver.get(base + "/admin/users?q=member%40console.test")
+        driver.find_element(By.LINK_TEXT, "member@console.test").click()
+        check(shows(driver, "Sign out everywhere"), "no user page")
+        axe_check(driver, "user")
 
         # The audit log shows each action, and is not editable from the console.
         driver.get(base + "/admin/audit")

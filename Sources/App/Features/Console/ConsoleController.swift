@@ -80,6 +80,8 @@ struct ConsoleController: Sendable {
         let client = context.transport.client ?? "unknown"
         do {
             let (token, _) = try await console.signIn(email: form["email"] ?? "", password: form["password"] ?? "", client: client)
+            // A new session at every sign-in: the browser's previous one (if any) ends.
+            if let previous = Cookies.value(ConsoleSecurity.sessionCookie, in: request) { try await console.signOut(token: previous) }
             var response = Self.redirect("/admin")
             let secure = !ConsoleSecurity.isLoopback(request, client: context.transport.client)
             response.headers.add("Set-Cookie", security.cookie(ConsoleSecurity.sessionCookie, token, secure: secure))
