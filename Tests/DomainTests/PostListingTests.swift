@@ -23,6 +23,7 @@ import Testing
             post(id: 2), post(name: "다른 상품"), post(price: nil), post(category: "pets"), post(display: nil), post(buy: "https://b"),
             post(start: Self.start + 1), post(end: Self.start), post(posted: Self.start), post(by: UserID(rawValue: UUID())),
             post(seller: "other"), post(details: PostDetails(hashtags: ["맛집"])),
+            { var hidden = post(); hidden.hidden = true; return hidden }(),
         ]
         for other in others {
             #expect(!base.isSameListing(as: other) && !other.isSameListing(as: base), "\(other)")
@@ -30,7 +31,7 @@ import Testing
         // A field added to Post must be added to isSameListing (and a case above).
         #expect(Mirror(reflecting: base).children.compactMap(\.label) == [
             "id", "productName", "price", "category", "displayURL", "groupBuyingURL", "groupBuyingStart", "groupBuyingEnd",
-            "likesCount", "postedAt", "submittedBy", "influencer", "isLiked", "details",
+            "likesCount", "postedAt", "submittedBy", "influencer", "isLiked", "details", "hidden",
         ])
     }
 }

@@ -162,6 +162,9 @@ import Testing
         let real = try await Market09Process.run(["admin", "prune-anonymous", "--older-than", "12h"], environment: environment, directory: directory)
         #expect(real.code == 0)
         #expect(real.output.hasPrefix("deleted 0 anonymous users inactive since "))
+        // Recorded in the audit log with what it did.
+        let audit = try await Market09Process.run(["admin", "audit", "--search", "prune"], environment: environment, directory: directory)
+        #expect(audit.output.contains("users.prune_anonymous") && audit.output.contains("\"deleted\": 0"), "\(audit.output)")
         let bad = try await Market09Process.run(["admin", "prune-anonymous", "--older-than", "soon"], environment: environment, directory: directory)
         #expect(bad.code == 2)
         #expect(bad.output == "market09: --older-than needs a duration such as 30d, 12h, 90m\n")

@@ -194,3 +194,19 @@ public struct ConsoleSession: Sendable, Equatable {
         self.csrfToken = csrfToken
     }
 }
+
+/// One of an account's sessions (the app's sign-ins), as the console lists them.
+public struct AccountSession: Sendable, Equatable {
+    public let createdAt: Date
+    public let refreshedAt: Date
+    public let revokedAt: Date?
+    /// Why it ended (`logout`, `expired`, …).
+    public let revokedReason: String?
+
+    public init(createdAt: Date, refreshedAt: Date, revokedAt: Date?, revokedReason: String?) {
+        self.createdAt = createdAt
+        self.refreshedAt = refreshedAt
+        self.revokedAt = revokedAt
+        self.revokedReason = revokedReason
+    }
+}

@@ -30,6 +30,8 @@ public protocol ConsoleStore: Sendable {
 
     func users(search: String?, offset: Int, limit: Int) async throws -> Page<ConsoleUser>
     func user(id: UserID) async throws -> ConsoleUser?
+    /// The account's latest sessions, live ones first.
+    func sessions(of user: UserID, limit: Int) async throws -> [AccountSession]
     /// Makes the permanent user `user` (email or id) an admin or an ordinary user;
     /// ``DomainError/forbidden(_:)`` when it would leave no admin, `nil` when
     /// there is no such user.
@@ -50,6 +52,9 @@ public protocol ConsoleStore: Sendable {
     func revokeKey(nameOrID: String, by actor: AdminActor) async throws -> ServiceKey?
 
     func audit(_ query: AuditQuery) async throws -> [AuditEntry]
+    /// Records an action whose change ran in transactions of its own (the CLI's batched
+    /// pruning): what it did, once it is done.
+    func record(_ actor: AdminActor, action: String, target: String, after: String?) async throws
     /// Deletes entries older than `cutoff`; how many.
     func pruneAudit(before cutoff: Date) async throws -> Int
 }

@@ -136,7 +136,7 @@ extension Post {
         id == other.id && productName == other.productName && price == other.price && category == other.category
             && displayURL == other.displayURL && groupBuyingURL == other.groupBuyingURL
             && groupBuyingStart == other.groupBuyingStart && groupBuyingEnd == other.groupBuyingEnd && postedAt == other.postedAt
-            && submittedBy == other.submittedBy && influencer == other.influencer && details == other.details
+            && submittedBy == other.submittedBy && influencer == other.influencer && details == other.details && hidden == other.hidden
     }
 }
 

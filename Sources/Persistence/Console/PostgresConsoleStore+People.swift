@@ -130,6 +130,15 @@ extension PostgresConsoleStore {
         }
     }
 
+    public func sessions(of user: UserID, limit: Int) async throws -> [AccountSession] {
+        try await pool.statement { connection in
+            try connection.query("""
+                SELECT created_at, refreshed_at, revoked_at, revoked_reason FROM sessions WHERE user_id = \(user.rawValue)
+                ORDER BY revoked_at IS NOT NULL, refreshed_at DESC LIMIT \(limit)
+                """).map { AccountSession(createdAt: try $0.decode(0), refreshedAt: try $0.decode(1), revokedAt: try $0.decode(2), revokedReason: try $0.decode(3)) }
+        }
+    }
+
     /// Refuses a change that would leave no admin; the admins' rows are locked first, so
     /// two operators demoting each other at once cannot both succeed.
     private static func keepingAnAdmin(_ removed: UserID, _ connection: PostgresConnection) throws {

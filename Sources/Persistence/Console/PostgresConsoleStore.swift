@@ -60,6 +60,10 @@ public struct PostgresConsoleStore: ConsoleStore {
         }
     }
 
+    public func record(_ actor: AdminActor, action: String, target: String, after: String?) async throws {
+        try await pool.statement { connection in try AuditTrail.record(actor, action: action, target: target, before: nil, after: after, connection) }
+    }
+
     public func pruneAudit(before cutoff: Date) async throws -> Int {
         try await pool.statement { connection in try connection.execute("DELETE FROM admin_audit WHERE at < \(cutoff)") }
     }

@@ -84,6 +84,8 @@ enum AdminCommand {
             // The sign-up session is not handed to anyone: end it at once.
             try await PostgresSessionRepository(pool: pool).revoke(id: session.sessionID, reason: .logout, now: Date())
             if parsed.flag("admin") { _ = try await PostgresConsoleStore(pool: pool).setRole(.admin, user: session.user.id.description, by: actor(environment)) }
+            try await PostgresConsoleStore(pool: pool).record(actor(environment), action: "user.create", target: "user \(session.user.id)",
+                                                              after: "{\"email\": \(JSONText.quoted(session.user.email ?? email))}")
             CommandLineInterface.printLine("created \(parsed.flag("admin") ? "admin" : "user") \(session.user.id) <\(session.user.email ?? email)>")
             return 0
         }
@@ -142,6 +144,8 @@ enum AdminCommand {
                 let progress = ProgressReporter(label: "prune-anonymous", total: try await pruner.count(inactiveSince: cutoff), unit: "users")
                 let (deleted, batches) = try await pruner.prune(inactiveSince: cutoff, batchSize: batchSize) { progress.update($0) }
                 progress.finish()
+                try await PostgresConsoleStore(pool: pool).record(actor(environment), action: "users.prune_anonymous", target: "anonymous users",
+                                                                  after: "{\"deleted\": \(deleted), \"inactive_since\": \(JSONText.quoted(since))}")
                 CommandLineInterface.printLine("deleted \(deleted) anonymous users inactive since \(since) in \(batches) batches")
             }
             return 0
@@ -157,8 +161,18 @@ enum AdminCommand {
             let workers = BoundedWorkers(name: "media", threads: 1, queueLimit: 1)
             let library = FileMediaLibrary(directory: configuration.media.directory, pool: pool, workers: workers, readers: workers)
             let removed = try await Uploads(library: library, now: { Date() }).prune()
+            try await PostgresConsoleStore(pool: pool).record(actor(environment), action: "uploads.prune", target: "uploads",
+                                                              after: "{\"removed\": \(removed.count)}")
             CommandLineInterface.printLine("removed \(removed.count) uploads unreferenced for 24 hours")
             return 0
+        }
+    }
+
+    /// JSON string literals for audit entries' `after`.
+    enum JSONText {
+        static func quoted(_ text: String) -> String {
+            String(decoding: (try? JSONSerialization.data(withJSONObject: [text], options: [])) ?? Data("[\"\"]".utf8), as: UTF8.self)
+                .dropFirst().dropLast().description
         }
     }
 

@@ -74,6 +74,10 @@ extension ConsoleController {
 
     private func userPage(_ visit: Visit, id: UserID) async throws -> HTTPResponse {
         guard let user = try await console.store.user(id: id) else { throw DomainError.notFound("user") }
+        let sessions = try await console.store.sessions(of: id, limit: 20).map { entry -> [HTML] in
+            ["\(ConsoleLayout.date(entry.createdAt))", "\(ConsoleLayout.date(entry.refreshedAt))",
+             entry.revokedAt.map { "ended \(ConsoleLayout.date($0)) (\(entry.revokedReason ?? "—"))" as HTML } ?? "live"]
+        }
         let session = visit.session
         let role: HTML = user.isAnonymous ? "<p>An anonymous account cannot be an admin.</p>"
             : ConsoleLayout.button(user.role == .admin ? "Remove admin" : "Make admin", action: "/admin/users/\(id.description)/role", session: session,
@@ -84,7 +88,8 @@ extension ConsoleController {
             <dt>Live sessions</dt><dd>\(user.liveSessions)</dd><dt>Likes</dt><dd>\(user.likes)</dd>
             <dt>Posts</dt><dd>\(user.posts)</dd><dt>Influencer requests</dt><dd>\(user.requests)</dd></dl>
             <h2>Role</h2>\(role)
-            <h2>Sessions</h2>\(ConsoleLayout.button("Sign out everywhere", action: "/admin/users/\(id.description)/sign-out", session: session))
+            <h2>Sessions</h2>\(ConsoleLayout.table("Latest sessions, live first", headers: ["Signed in (KST)", "Last refreshed", "State"], rows: sessions))
+            \(ConsoleLayout.button("Sign out everywhere", action: "/admin/users/\(id.description)/sign-out", session: session))
             <h2>Delete the account</h2>
             <form method="post" action="/admin/users/\(id.description)/delete">\(ConsoleLayout.csrf(session))
             <p><input type="checkbox" id="confirm-user" name="confirm" value="yes" required> <label for="confirm-user" class="inline-label">Delete this account, its likes and sessions for good</label></p>
