@@ -17,4 +17,7 @@ public enum DomainError: Error, Sendable, Equatable {
     /// Too much of this kind of work is in progress; retry after the given seconds (503
     /// `busy`, answered at once instead of queueing).
     case overloaded(retryAfterSeconds: Int)
+    /// The instance has just started and is still building what this request reads (503
+    /// `starting` with `Retry-After`); the message says what.
+    case starting(String)
 }

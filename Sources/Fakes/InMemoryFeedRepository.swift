@@ -16,8 +16,9 @@ public struct InMemoryFeedRepository: FeedRepository {
 
     public func scoped(_ scope: RequestScope) -> InMemoryFeedRepository { InMemoryFeedRepository(catalog, scope: scope) }
 
-    public func prepare(day: KoreaDay) async throws {
+    public func prepare(day: KoreaDay, within budget: Duration?) async throws -> Bool {
         catalog.state.withLock { $0.preparedDays.append(day) }
+        return true
     }
 
     public func discardDays(before day: KoreaDay) async throws {

@@ -50,6 +50,7 @@ enum ErrorCodes {
     static let revocationsUnavailable = "revocations_unavailable"
     static let unavailable = "unavailable"
     static let busy = "busy"
+    static let starting = "starting"
     static let internalError = TransportErrorCodes.internalError
 
     /// `<kind>_not_found`: the thing named does not exist (`post_not_found`).

@@ -115,6 +115,8 @@ public struct ErrorResponses: ErrorMapping {
         case .unavailable(let reason):
             logger.error("service unavailable", ["reason": .string(reason)])
             return APIError(status: 503, code: ErrorCodes.unavailable, message: "The service is not ready to answer this request.")
+        case .starting(let message):
+            return APIError(status: 503, code: ErrorCodes.starting, message: message).with("Retry-After", "5")
         case .overloaded(let seconds):
             return APIError(status: 503, code: ErrorCodes.busy, message: "The server is busy with this kind of request; retry in \(seconds) seconds.")
                 .with("Retry-After", String(seconds))

@@ -165,8 +165,10 @@ public struct CategoryCount: Sendable, Equatable {
 
 /// The feed's storage: pages, the per-day order and counters.
 public protocol FeedRepository: RequestScoped {
-    /// Makes `day`'s shuffled order ready (idempotent).
-    func prepare(day: KoreaDay) async throws
+    /// Makes `day`'s shuffled order ready (idempotent), spending at most `budget` on it
+    /// (`nil`: however long it takes); whether it is ready.
+    @discardableResult
+    func prepare(day: KoreaDay, within budget: Duration?) async throws -> Bool
     /// Forgets orders of days before `day`.
     func discardDays(before day: KoreaDay) async throws
     /// Narrows the bounds that date and status filters derive their ranges from to what
@@ -176,6 +178,13 @@ public protocol FeedRepository: RequestScoped {
     func page(_ query: FeedQuery, day: KoreaDay, now: Date, viewer: UserID?) async throws -> FeedPage
     /// Every category with its total and currently open post counts.
     func categoryCounts(day: KoreaDay, now: Date) async throws -> [CategoryCount]
+}
+
+extension FeedRepository {
+    /// Makes `day`'s order ready, however long it takes (the maintenance job's way).
+    public func prepare(day: KoreaDay) async throws {
+        try await prepare(day: day, within: nil)
+    }
 }
 
 /// Use case: the home feed.
@@ -188,19 +197,30 @@ public struct BrowseFeed: Sendable {
         self.now = now
     }
 
-    /// A page of posts for `viewer`.
+    /// How long a request helps build a day's order that is not ready (the maintenance job
+    /// builds it ahead of the day; a request meets an unbuilt day only just after the first
+    /// start on a database, or when the job has failed).
+    public static let preparationBudget = Duration.seconds(1)
+
+    /// A page of posts for `viewer`. The default order reads the day's ranks: until they
+    /// are built, ``DomainError/starting(_:)`` (the other orders do not need them).
     public func page(_ query: FeedQuery, viewer: Principal) async throws -> FeedPage {
         let now = now()
         let day = KoreaDay(containing: now)
-        try await feed.prepare(day: day)
+        if try await !feed.prepare(day: day, within: Self.preparationBudget), query.sort == .default, query.hashtag == nil {
+            throw DomainError.starting("The feed's order for today is still being built (the server has just started); retry in a few seconds, "
+                                       + "or ask for sort=latest meanwhile.")
+        }
         return try await feed.page(query, day: day, now: now, viewer: viewer.userID)
     }
 
-    /// The categories with counts.
+    /// The categories with counts (open posts are counted from the day's order).
     public func categories() async throws -> [CategoryCount] {
         let now = now()
         let day = KoreaDay(containing: now)
-        try await feed.prepare(day: day)
+        guard try await feed.prepare(day: day, within: Self.preparationBudget) else {
+            throw DomainError.starting("The feed's order for today is still being built (the server has just started); retry in a few seconds.")
+        }
         return try await feed.categoryCounts(day: day, now: now)
     }
 }

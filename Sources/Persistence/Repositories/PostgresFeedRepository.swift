@@ -11,24 +11,27 @@ import Synchronization
 /// Filtered feeds (search, status, date range, influencer) match small sets and count them.
 public struct PostgresFeedRepository: FeedRepository {
     /// What every request's copy shares: the prepared days, the search statistics.
-    private final class Shared: Sendable {
+    final class Shared: Sendable {
         /// Days whose order exists, with the primary's position once it did: a replica
         /// serves a day's pages only when it has replayed that far (a day prepared a moment
         /// ago by this request is not on a lagging replica yet).
         let preparedDays = Mutex<[KoreaDay: WALPosition]>([:])
         let searchStatistics = SearchStatistics()
+        /// Whether a request of this instance is building a day's order now (the others
+        /// answer at once rather than queue behind it).
+        let requestBuilding = Mutex(false)
     }
 
-    private let pool: ScopedPool
+    let pool: ScopedPool
     /// Pages and counts: a replica when one is healthy and has the caller's writes.
     private let reads: ScopedReads
-    private let shared: Shared
+    let shared: Shared
     var searchStatistics: SearchStatistics { shared.searchStatistics }
 
     /// Open posts ranked per step of building a day's order (migration 0026). Post writes
     /// wait for at most one step: at 1 M posts a step of 2,000 averaged 60–75 ms, and the
     /// longest wait of a post write during a build was 167–332 ms.
-    private let buildBatch: Int
+    let buildBatch: Int
 
     public init(pool: PostgresPool, reads: (any ReadPoolSource)? = nil, buildBatch: Int = 2_000) {
         self.reads = ScopedReads(reads ?? pool)
@@ -45,32 +48,6 @@ public struct PostgresFeedRepository: FeedRepository {
     }
 
     public func scoped(_ scope: RequestScope) -> PostgresFeedRepository { PostgresFeedRepository(copying: self, scope: scope) }
-
-    /// Builds the day's order step by step (each its own short transaction) until it is
-    /// complete; steps of other instances, or of a build a crash cut short, are continued.
-    public func prepare(day: KoreaDay) async throws {
-        if shared.preparedDays.withLock({ $0[day] != nil }) { return }
-        var complete = false
-        while !complete {
-            complete = try await pool.statement { connection in
-                try connection.query("SELECT feed_day_build_step(\(day.description)::date, \(day.start), \(self.buildBatch))")[0].decode(0)
-            }
-        }
-        // After the commit: a position taken inside the transaction precedes its commit record.
-        let position = try await pool.statement { try $0.walInsertPosition() }
-        shared.preparedDays.withLock { $0[day] = position }
-    }
-
-    /// Deletes the older days' ranks in steps, then the days under the feed lock.
-    public func discardDays(before day: KoreaDay) async throws {
-        var gone = false
-        while !gone {
-            gone = try await pool.statement { connection in
-                try connection.query("SELECT feed_days_discard_step(\(day.description)::date, \(self.buildBatch * 5))")[0].decode(0)
-            }
-        }
-        shared.preparedDays.withLock { $0 = $0.filter { $0.key >= day } }
-    }
 
     public func tightenWindowBounds() async throws -> Bool {
         try await pool.statement { connection in try connection.query("SELECT post_window_bounds_tighten()").single().decode(0) }

@@ -108,26 +108,6 @@ enum ServeCommand {
         }
     }
 
-    /// `GET /metrics` alone, on a listener of its own (one engine thread, no database):
-    /// never on the API's port, where any client could read it.
-    static func serveMetrics(_ metrics: Metrics, _ configuration: Configuration, lifecycle: Lifecycle, logger: Logger) throws {
-        var http = configuration.http
-        http.host = configuration.metricsHost
-        http.port = configuration.effectiveMetricsPort
-        http.threads = 1
-        http.maxConnections = 64
-        let routes = MetricsController(metrics: metrics, token: configuration.metricsToken).routes
-        let responder = RoutingResponder(routes: routes, cors: CORSPolicy(allowedOrigins: []), logger: logger, gzipLevel: 0)
-        let server = MicroHTTPServer(configuration: http, responder: responder, logger: logger)
-        do {
-            try server.start()
-        } catch {
-            throw ConfigurationError(name: "METRICS_PORT", reason: "cannot listen on \(http.host):\(http.port) (\(error)); set METRICS_PORT (0: any free port) or METRICS=false")
-        }
-        lifecycle.started("metrics http") { await server.shutdown(gracePeriod: .seconds(1)) }
-        logger.info("metrics listening", ["host": .string(http.host), "port": .int(server.port)])
-    }
-
     /// The embedded cluster's backups, archiving from now on (or, with `BACKUPS=false`, not);
     /// `nil` for a database at `DATABASE_URL`, whose deployment backs it up.
     private static func embeddedBackups(_ configuration: Configuration, environment: [String: String], logger: Logger) async throws -> EmbeddedBackups? {
@@ -243,24 +223,27 @@ enum ServeCommand {
         metrics?.addCollector { text in
             text.gauge("market09_job_leader", help: "1 while this instance holds the lease to run the background jobs.", leadership.isLeader ? 1 : 0)
         }
-        try await lifecycle.start("feed maintenance", BackgroundJobs.feedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger,
-                                                                                     metrics: metrics, leadership: leadership))
+        // First passes in the background: /health at once, /ready after the feed's (93 s at 10 M).
+        let feedMaintenance = BackgroundJobs.feedMaintenance(feed: dependencies.feed, now: dependencies.now, logger: logger,
+                                                             metrics: metrics, leadership: leadership)
+        try await lifecycle.start("feed maintenance", feedMaintenance.inBackground)
+        dependencies.readiness = ServingReadiness(database: pool, feed: feedMaintenance)
         try await lifecycle.start("auth housekeeping", BackgroundJobs.authHousekeeping(pool: pool, tokenLifetime: TimeInterval(auth.accessTokenLifetime),
-                                                                        logger: logger, metrics: metrics, leadership: leadership))
+                                                                        logger: logger, metrics: metrics, leadership: leadership).inBackground)
         if let url = configuration.profileLookupURL {
             let verification = InfluencerVerification(requests: dependencies.influencerRequests,
                                                       lookup: HTTPProfileLookup(url: url, token: configuration.profileLookupToken),
                                                       rules: configuration.verificationRules, now: dependencies.now)
             try await lifecycle.start("influencer verification", BackgroundJobs.influencerVerification(verification, logger: logger, metrics: metrics,
-                                                                                                   leadership: leadership))
+                                                                                                   leadership: leadership).inBackground)
         }
         if let store = dependencies.console {
             try await lifecycle.start("audit retention", auditRetention(store, days: configuration.auditRetentionDays, logger: logger, metrics: metrics,
-                                                                        leadership: leadership))
+                                                                        leadership: leadership).inBackground)
         }
-        try await lifecycle.start("like count sweep", BackgroundJobs.likeCountSweep(pool: pool, logger: logger, metrics: metrics, leadership: leadership))
+        try await lifecycle.start("like count sweep", BackgroundJobs.likeCountSweep(pool: pool, logger: logger, metrics: metrics, leadership: leadership).inBackground)
         try await lifecycle.start("media pruning", BackgroundJobs.mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
-                                                               metrics: metrics, leadership: leadership))
+                                                               metrics: metrics, leadership: leadership).inBackground)
         if let backups {
             // Pruned media stay in the repository as long as the oldest full backup may be restored to.
             let retention = TimeInterval(configuration.backupRetainDays.map { $0 * 86_400 }
@@ -270,7 +253,7 @@ enum ServeCommand {
                                       logHint: backups.cluster.directory.appendingPathComponent("backup-log").path,
                                       beforeBackup: { try backups.saveSecrets() }, logger: logger)
             if let metrics { keeper.register(on: metrics) }
-            try await lifecycle.start("backups", keeper.job(metrics: metrics, leadership: leadership))
+            try await lifecycle.start("backups", keeper.job(metrics: metrics, leadership: leadership).inBackground)
             lifecycle.started("backup in progress") { await keeper.stop() }
         }
         let responder = Application.makeResponder(

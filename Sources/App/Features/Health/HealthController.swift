@@ -21,6 +21,9 @@ struct HealthController: Sendable {
         do {
             try await readiness.check()
             return .json(Status(status: "ready"))
+        } catch DomainError.starting(let reason) {
+            // Alive, warming up: balancers and compose wait; no warning per probe.
+            return APIError(status: 503, code: ErrorCodes.starting, message: reason).with("Retry-After", "5").response
         } catch {
             logger.warning("readiness check failed", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])
             return .error(status: 503, code: ErrorCodes.databaseUnavailable, message: "The database is not reachable.")
