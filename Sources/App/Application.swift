@@ -161,12 +161,12 @@ public enum Application {
         let authentication = Authentication(
             users: deps.users, sessions: deps.sessions, passwords: deps.passwords, attempts: limits.passwordAttempts,
             refreshTokens: deps.refreshTokens, idTokens: deps.idTokens, settings: auth.sessions, now: deps.now, newID: deps.newID)
-        let console = OperatorsConsole(store: store, authentication: authentication, idleTimeout: deps.consoleIdleTimeout,
-                                       newToken: { Base64URL.encode(CryptoPrimitives.randomBytes(32)) },
+        let newToken: @Sendable () -> String = { Base64URL.encode(CryptoPrimitives.randomBytes(32)) }
+        let console = OperatorsConsole(store: store, authentication: authentication, idleTimeout: deps.consoleIdleTimeout, newToken: newToken,
                                        hash: { SHA256.digest(Data($0.utf8)) }, now: deps.now)
         return ConsoleController(console: console, security: ConsoleSecurity(idleTimeout: deps.consoleIdleTimeout), errors: ErrorResponses(logger: logger),
                                  endpoints: Endpoints(), categories: CategoryResolver(categories: deps.categories), health: deps.consoleHealth, workers: deps.fileWorkers,
-                                 newKeyText: { ServiceKeyText.prefix($0) + Base64URL.encode(CryptoPrimitives.randomBytes(32)) }, now: deps.now).routes
+                                 newKeyText: { ServiceKeyText.prefix($0) + newToken() }, newToken: newToken, now: deps.now).routes
     }
 
     /// The request pipeline with every route mounted, and the contract and its reference

@@ -17,6 +17,8 @@ struct ConsoleController: Sendable {
     /// Threads for reading it (the collectors read /proc and statvfs), off the cooperative pool.
     let workers: BoundedWorkers
     let newKeyText: @Sendable (ServiceScope) -> String
+    /// A random token (43 characters of base64url: 32 bytes), for the sign-in form.
+    let newToken: @Sendable () -> String
     let now: @Sendable () -> Date
 
     /// A signed-in request: its session, the actor its changes are recorded as, and (for
@@ -58,7 +60,7 @@ struct ConsoleController: Sendable {
 
     private func signInPage(_ request: HTTPRequest, _ context: AppContext, error: String?, status: Int = 200) -> HTTPResponse {
         // Double-submit token for the sign-in form (there is no session yet to bind it to).
-        let token = Cookies.value(ConsoleSecurity.signInCookie, in: request).flatMap { $0.utf8.count == 43 ? $0 : nil } ?? newKeyText(.ingest).suffix(43).description
+        let token = Cookies.value(ConsoleSecurity.signInCookie, in: request).flatMap { $0.utf8.count == 43 ? $0 : nil } ?? newToken()
         let body: HTML = """
             <form method="post" action="/admin/login"><input type="hidden" name="csrf" value="\(token)">
             \(ConsoleLayout.field("Email", name: "email", value: nil, type: "email", required: true))
@@ -131,8 +133,9 @@ struct ConsoleController: Sendable {
             ["\(ConsoleLayout.date(entry.at))", "\(entry.actor)", "\(entry.channel.rawValue)", "\(entry.address ?? "—")", "\(entry.action)",
              "\(entry.target)", "<pre>\(entry.before ?? "—")</pre>", "<pre>\(entry.after ?? "—")</pre>"]
         }
+        let query = (search ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let more: HTML = entries.count == 50
-            ? "<p><a href=\"/admin/audit?before=\(entries.last?.id ?? 0)&amp;q=\(search ?? "")\">Older entries →</a></p>" : ""
+            ? "<p><a href=\"/admin/audit?before=\(entries.last?.id ?? 0)&amp;q=\(query)\">Older entries →</a></p>" : ""
         let body: HTML = """
             <form method="get" action="/admin/audit" class="filters" role="search">\(ConsoleLayout.field("Search", name: "q", value: search))
             <p><button type="submit">Search</button></p></form>
