@@ -66,9 +66,13 @@ import Testing
         #expect(takeover < Self.lease * 4 / 3 + 1, "took \(takeover) s with a \(Self.lease) s lease")
         #expect(survivors[second].process.process.output().contains("\"message\":\"job leadership acquired\""))
 
-        // A graceful stop gives the lease up: the last one takes it within a third of the lease.
-        let stoppedAt = Date()
+        // A graceful stop gives the lease up (its log says so): the last one takes it at its
+        // next attempt (a third of the lease), not at the lease's expiry. Timed from the
+        // process's exit: how long a loaded machine takes to stop a debug build is not the
+        // handover (2.04 s from SIGTERM once, on a CI run of the whole suite).
         #expect(try await survivors[second].process.stop(signal: SIGTERM) == 0)
+        let stoppedAt = Date()
+        #expect(survivors[second].process.process.output().contains("\"message\":\"job leadership released\""))
         let last = survivors[1 - second]
         #expect(try await theLeader(of: [last], within: Self.lease) == 0)
         #expect(Date().timeIntervalSince(stoppedAt) < Self.lease)
