@@ -63,7 +63,10 @@ import Testing
         let survivors = instances.enumerated().filter { $0.offset != first }.map(\.element)
         let second = try #require(try await theLeader(of: survivors, within: Self.lease * 3), "no instance took over after the leader died")
         let takeover = Date().timeIntervalSince(killedAt)
-        #expect(takeover < Self.lease * 4 / 3 + 1, "took \(takeover) s with a \(Self.lease) s lease")
+        // The lease's end plus one attempt's interval, and scheduling slack: on a 2-core CI
+        // run with Chromium and a dozen servers beside it the takeover once took 4.84 s (with
+        // 1 s of slack it failed; alone it takes 2.1-2.7 s).
+        #expect(takeover < Self.lease * 4 / 3 + 3, "took \(takeover) s with a \(Self.lease) s lease")
         #expect(survivors[second].process.process.output().contains("\"message\":\"job leadership acquired\""))
 
         // A graceful stop gives the lease up (its log says so): the last one takes it at its
