@@ -6,7 +6,8 @@
 Search terms are drawn from the dataset at every frequency: one- and two-character terms
 from the gram statistics PostgreSQL keeps for posts.search_grams (from 70 % of posts down
 to the rare ones), words of product names, influencer usernames and full names, and terms
-that match nothing. Each is combined with a random category, status, date range, sort and
+that match nothing; then the most common terms of the data (issue 47) with every sort, on
+the first page and page 10. Each is combined with a random category, status, date range, sort and
 page (depths up to each list's offset window), with a fixed seed so runs compare. Every
 request is sent once after one warm-up of the same URL; the table lists the worst ten and
 the status counts. A request passes when it answers 2xx in under 100 ms, or 400 naming the
@@ -62,6 +63,23 @@ def terms(url, rng):
     return [t for t in picked if t.strip()]
 
 
+def common_terms(url):
+    """The ten most frequent grams (one or two characters, from PostgreSQL's statistics),
+    the five most frequent words of product names (from a 1 % sample), and two words of
+    them together with a digit, as a user types a product's name."""
+    grams = psql(url, """
+        SELECT e FROM pg_stats s,
+             unnest(s.most_common_elems::text::int[], s.most_common_elem_freqs[1:cardinality(s.most_common_elems::text::int[])]) AS x(e, f)
+        WHERE s.tablename = 'posts' AND s.attname = 'search_grams' ORDER BY f DESC LIMIT 10""")
+    words = psql(url, """
+        SELECT w FROM (SELECT regexp_split_to_table(product_name, '\\s+') AS w FROM posts TABLESAMPLE SYSTEM (1) REPEATABLE (47)) x
+        WHERE w <> '' GROUP BY w ORDER BY count(*) DESC, w LIMIT 5""")
+    picked = [gram_text(e) for (e,) in grams] + [w for (w,) in words]
+    if len(words) >= 2:
+        picked.append(f"{words[0][0]} {words[1][0]} 3")
+    return [t for t in picked if t.strip()]
+
+
 def requests(url, count, rng):
     found = terms(url, rng)
     out = []
@@ -92,6 +110,15 @@ def requests(url, count, rng):
     for term in rng.sample(found, min(10, len(found))):
         out.append("/v1/influencers?" + urllib.parse.urlencode({"search": term, "page": rng.choice([1, 5, 50])}))
     out += ["/v1/influencers?page=%d" % p for p in (1, 100, 500)]
+    # The most common terms of the data (issue 47: search must not depend on how common the
+    # term is), each with every sort, on the first page and on page 10.
+    for term in common_terms(url):
+        for sort in SORTS:
+            for page in (1, 10):
+                params = {"search": term, "limit": 20, "page": page}
+                if sort != "default":
+                    params["sort"] = sort
+                out.append("/v1/posts?" + urllib.parse.urlencode(params))
     # Hashtag lists (seed bulk: a category tag on ~77 k posts, 1,000 tags on ~1 k each),
     # first and deep pages; the schedule of a viewer following 500 influencers.
     for tag, page in [("beauty", 1), ("beauty", 200), ("beauty", 500), ("tag7", 1), ("tag7", 20), ("크림", 100), ("nosuchtag", 1)]:
