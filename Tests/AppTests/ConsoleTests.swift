@@ -1,5 +1,7 @@
+import Domain
 import Foundation
 import HTTPServer
+import Persistence
 import PostgresDriver
 import TestSupport
 import Testing
@@ -126,6 +128,13 @@ import Testing
             #expect(page.status == 200)
             #expect(!page.text.contains("<script>alert") && !page.text.contains("<img src=x"), "\(page.text)")
             #expect(page.text.contains("&lt;img src=x onerror=alert(1)&gt;") && page.text.contains("&quot;&gt;&lt;script&gt;"))
+
+            // Out-of-range and malformed edits are refused with a message, never a 500.
+            for form in [[("followers_count", "99999999999")], [("followers_count", "-5")], [("full_name", String(repeating: "가", count: 101))],
+                         [("external_url", "javascript:alert(1)")]] {
+                let edited = try await admin.send("POST", "/admin/influencers/\(id)", form: [("csrf", admin.csrf)] + form)
+                #expect(edited.status == 400, "\(form.map(\.0)): \(edited.status) \(edited.text.prefix(300))")
+            }
         }
     }
 
@@ -152,4 +161,47 @@ import Testing
             }
         }
     }
+
+    /// The forms the browser test does not press: each changes what it says, and is audited.
+    @Test func everyOtherFormDoesWhatItSays() async throws {
+        try await withTestApp { app async throws in
+            _ = try await account(app, "ops@console.test", admin: true)
+            let member = try await account(app, "member@console.test", admin: false)
+            var admin = Browser(app: app)
+            _ = try await admin.signIn("ops@console.test", "console-password-1")
+            func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestResponse {
+                _ = try await admin.send("GET", "/admin")
+                return try await admin.send("POST", path, form: [("csrf", admin.csrf)] + form)
+            }
+            func value(_ sql: SQL) async throws -> String? {
+                try await app.database.pool.withConnection { try $0.query(sql).first?.decode(0, as: String?.self) ?? nil }
+            }
+
+            let influencer = try await app.influencer("edit.kim")
+            #expect(try await post("/admin/influencers/\(influencer)", [("full_name", "새 이름"), ("followers_count", "30000"), ("biography", "")]).status == 303)
+            #expect(try await value("SELECT full_name || ' ' || followers_count || ' ' || coalesce(biography, '-') FROM influencers WHERE id = \(influencer)")
+                    == "새 이름 30000 -")
+
+            let (_, requester) = try await app.user()
+            for name in ["reject.one", "retry.one"] {
+                #expect(try await app.send("POST", "/v1/influencer-requests", json: ["instagram_username": name], token: requester).status == 202)
+            }
+            let rejectID = try #require(try await value("SELECT id::text FROM influencer_requests WHERE username = 'reject.one'"))
+            #expect(try await post("/admin/requests/\(rejectID)/reject", [("reason", "private_account")]).status == 303)
+            #expect(try await value("SELECT status || ' ' || reason FROM influencer_requests WHERE id = \(Int(rejectID)!)") == "failed private_account")
+            #expect(try await post("/admin/requests/\(rejectID)/retry").status == 303)
+            #expect(try await value("SELECT status FROM influencer_requests WHERE id = \(Int(rejectID)!)") == "processing")
+
+            #expect(try await post("/admin/users/\(member.uuidString)/sign-out").status == 303)
+            let wrong = try await post("/admin/users/\(member.uuidString)/delete", [("confirm", "yes"), ("password", "not-mine")])
+            let kept = try await value("SELECT id::text FROM users WHERE id = \(member)")
+            #expect(wrong.status == 400 && kept != nil, "\(wrong.status)")
+            #expect(try await post("/admin/users/\(member.uuidString)/delete", [("confirm", "yes"), ("password", "console-password-1")]).status == 303)
+            #expect(try await value("SELECT id::text FROM users WHERE id = \(member)") == nil)
+
+            let actions = try await PostgresConsoleStore(pool: app.database.pool).audit(AuditQuery()).map(\.action)
+            #expect(actions == ["user.delete", "user.sign_out", "influencer_request.retry", "influencer_request.reject", "influencer.edit"], "\(actions)")
+        }
+    }
 }
+

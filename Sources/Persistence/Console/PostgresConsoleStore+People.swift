@@ -48,10 +48,10 @@ extension PostgresConsoleStore {
                 try AuditTrail.audited(actor, action: "influencer.edit", target: "influencer \(id)", row: Self.influencerRow(id), connection) {
                     // An empty text clears the field.
                     let changed = try connection.execute("""
-                        UPDATE influencers SET full_name = CASE WHEN \(changes.fullName) IS NULL THEN full_name ELSE nullif(\(changes.fullName), '') END,
-                            biography = CASE WHEN \(changes.biography) IS NULL THEN biography ELSE nullif(\(changes.biography), '') END,
-                            external_url = CASE WHEN \(changes.externalURL) IS NULL THEN external_url ELSE nullif(\(changes.externalURL), '') END,
-                            followers_count = COALESCE(\(changes.followersCount), followers_count)
+                        UPDATE influencers SET full_name = CASE WHEN \(changes.fullName)::text IS NULL THEN full_name ELSE nullif(\(changes.fullName)::text, '') END,
+                            biography = CASE WHEN \(changes.biography)::text IS NULL THEN biography ELSE nullif(\(changes.biography)::text, '') END,
+                            external_url = CASE WHEN \(changes.externalURL)::text IS NULL THEN external_url ELSE nullif(\(changes.externalURL)::text, '') END,
+                            followers_count = COALESCE(\(changes.followersCount)::integer, followers_count)
                         WHERE id = \(id.rawValue)
                         """)
                     return (changed == 1, changed == 1)

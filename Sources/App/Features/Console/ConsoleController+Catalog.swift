@@ -10,12 +10,7 @@ extension ConsoleController {
             signedIn("POST", "/admin/requests/{id}/approve") { visit in
                 let id = try Self.id(visit.request)
                 let form = visit.form
-                let followers = try form["followers_count"].map { text in
-                    guard let count = Int(text), (0...Int(Int32.max)).contains(count) else {
-                        throw DomainError.invalid(field: "followers_count", message: "Followers is a whole number from 0.")
-                    }
-                    return count
-                } ?? 0
+                let followers = try form["followers_count"].map(Self.followers) ?? 0
                 for field in ["profile_pic_url", "external_url"] { _ = try form[field].map { try ProfileRules.url($0, field: field) } }
                 let profile = InstagramProfile(username: "", fullName: form["full_name"], biography: form["biography"], profilePicURL: form["profile_pic_url"],
                                                followersCount: followers, externalURL: form["external_url"]).storable
@@ -45,7 +40,7 @@ extension ConsoleController {
                 changes.fullName = visit.form.fields.last { $0.name == "full_name" }?.value
                 changes.biography = visit.form.fields.last { $0.name == "biography" }?.value
                 changes.externalURL = try visit.form["external_url"].map { try ProfileRules.url($0, field: "external_url") }
-                changes.followersCount = visit.form["followers_count"].flatMap { Int($0) }
+                changes.followersCount = try visit.form["followers_count"].map(Self.followers)
                 guard try await console.store.editInfluencer(id: InfluencerID(rawValue: id), changes: changes, by: visit.actor) else {
                     throw DomainError.notFound("influencer")
                 }
@@ -54,6 +49,14 @@ extension ConsoleController {
             signedIn("POST", "/admin/influencers/{id}/hide") { visit in try await hideInfluencer(visit, hidden: true) },
             signedIn("POST", "/admin/influencers/{id}/show") { visit in try await hideInfluencer(visit, hidden: false) },
         ]
+    }
+
+    /// A followers count as the influencers table holds it.
+    static func followers(_ text: String) throws -> Int {
+        guard let count = Int(text), (0...Int(Int32.max)).contains(count) else {
+            throw DomainError.invalid(field: "followers_count", message: "Followers is a whole number from 0 to 2147483647.")
+        }
+        return count
     }
 
     private func hideInfluencer(_ visit: Visit, hidden: Bool) async throws -> HTTPResponse {
