@@ -39,6 +39,14 @@ public enum PostRules {
         }
     }
 
+    /// An edit's window: the changed ends with the stored ones, checked as a whole; a new
+    /// start within ``longestWindow`` of the stored `postedAt`. Every door that edits a post
+    /// (the API, the edge function, the console) checks through here.
+    public static func edit(_ changes: PostChanges, start: Date, end: Date, postedAt: Date) throws {
+        try window(start: changes.groupBuyingStart ?? start, end: changes.groupBuyingEnd ?? end)
+        if let newStart = changes.groupBuyingStart { try lead(start: newStart, postedAt: postedAt) }
+    }
+
     /// The earliest `posted_at` a source may give: Instagram opened on 2010-10-06.
     public static let earliestPostedAt = Date(timeIntervalSince1970: 1_286_323_200)
     /// How far past the server's clock a source's `posted_at` may be (its clock's skew): a

@@ -80,8 +80,7 @@ extension PostgresConsoleStore {
                 guard let current = try connection.query("SELECT group_buying_start, group_buying_end, posted_at FROM posts WHERE id = \(id.rawValue) FOR UPDATE").first
                 else { throw DomainError.notFound("post") }
                 let (start, end, postedAt): (Date, Date, Date) = (try current.decode(0), try current.decode(1), try current.decode(2))
-                try PostRules.window(start: changes.groupBuyingStart ?? start, end: changes.groupBuyingEnd ?? end)
-                if let newStart = changes.groupBuyingStart { try PostRules.lead(start: newStart, postedAt: postedAt) }
+                try PostRules.edit(changes, start: start, end: end, postedAt: postedAt)
                 try AuditTrail.audited(actor, action: "post.edit", target: "post \(id)", row: PostgresPostRepository.auditedRow(id), connection) {
                     ((), try PostgresPostRepository.apply(changes, to: id, connection) == 1)
                 }

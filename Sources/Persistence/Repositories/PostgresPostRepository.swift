@@ -77,8 +77,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         try await Self.mappingPostErrors {
             try await pool.transaction { [client] connection in
                 let (start, end, postedAt, othersPost) = try Self.authorize(id, requester: requester, isAdmin: isAdmin, connection)
-                try PostRules.window(start: changes.groupBuyingStart ?? start, end: changes.groupBuyingEnd ?? end)
-                if let newStart = changes.groupBuyingStart { try PostRules.lead(start: newStart, postedAt: postedAt) }
+                try PostRules.edit(changes, start: start, end: end, postedAt: postedAt)
                 if othersPost {
                     try AuditTrail.audited(Self.apiActor(requester, client), action: "post.edit", target: "post \(id)",
                                            row: Self.auditedRow(id), connection) { ((), try Self.apply(changes, to: id, connection) == 1) }

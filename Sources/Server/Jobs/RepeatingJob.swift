@@ -49,16 +49,7 @@ public final class RepeatingJob: Sendable {
     /// then repeats in the background.
     public func start() async throws {
         try await pass()
-        let task = Task { [name, interval, logger, pass, leadership] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                // A cancelled sleep returns at once: a pass then would meet a closing pool.
-                guard !Task.isCancelled else { return }
-                guard leadership?.isLeader ?? true else { continue }
-                do { try await pass() } catch { logger.warning("\(name) failed", ["error": .string(String(describing: error))]) }
-            }
-        }
-        loop.withLock { $0 = task }
+        loop.withLock { $0 = Task { await repeats() } }
     }
 
     /// Starts without waiting: the first pass runs in the background (on every instance,
@@ -66,24 +57,31 @@ public final class RepeatingJob: Sendable {
     /// must not need it (see ``hasCompletedAPass``): `serve` listens at once this way, where
     /// its first feed pass on a fresh 10 M-post database took 93 s.
     public func startInBackground(retry: Duration = .seconds(5)) {
-        let task = Task { [name, interval, logger, pass, leadership] in
-            while !Task.isCancelled {
-                do {
-                    try await pass()
-                    break
-                } catch {
-                    logger.warning("\(name) first pass failed; retrying", ["error": .string(String(describing: error))])
-                    try? await Task.sleep(for: retry)
+        loop.withLock {
+            $0 = Task { [self] in
+                while !Task.isCancelled {
+                    do {
+                        try await pass()
+                        break
+                    } catch {
+                        logger.warning("\(name) first pass failed; retrying", ["error": .string(String(describing: error))])
+                        try? await Task.sleep(for: retry)
+                    }
                 }
-            }
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard !Task.isCancelled else { return }
-                guard leadership?.isLeader ?? true else { continue }
-                do { try await pass() } catch { logger.warning("\(name) failed", ["error": .string(String(describing: error))]) }
+                await repeats()
             }
         }
-        loop.withLock { $0 = task }
+    }
+
+    /// A pass every `interval` while this instance leads, until cancelled.
+    private func repeats() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            // A cancelled sleep returns at once: a pass then would meet a closing pool.
+            guard !Task.isCancelled else { return }
+            guard leadership?.isLeader ?? true else { continue }
+            do { try await pass() } catch { logger.warning("\(name) failed", ["error": .string(String(describing: error))]) }
+        }
     }
 
     /// This job as a service whose start does not wait for its first pass.

@@ -1,3 +1,4 @@
+import Cryptography
 import Domain
 import Foundation
 import HTTPServer
@@ -52,13 +53,6 @@ struct ConsoleSecurity: Sendable {
             guard origin == "http://" + host || origin == "https://" + host else { return false }
         }
         guard let sent = form["csrf"] else { return false }
-        return constantTimeEquals(Array(sent.utf8), Array(token.utf8))
-    }
-
-    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
+        return CryptoPrimitives.constantTimeEquals(Array(sent.utf8), Array(token.utf8))
     }
 }
