@@ -129,6 +129,20 @@ import Testing
             #expect(!page.text.contains("<script>alert") && !page.text.contains("<img src=x"), "\(page.text)")
             #expect(page.text.contains("&lt;img src=x onerror=alert(1)&gt;") && page.text.contains("&quot;&gt;&lt;script&gt;"))
 
+            // A post's name and caption on its page and in the list (plain and optional texts).
+            let post: Int = try await app.database.pool.withConnection { connection in
+                try connection.query("""
+                    INSERT INTO posts (influencer_id, product_name, caption, category_id, group_buying_start, group_buying_end)
+                    VALUES (\(id), '<script>alert(2)</script>크림', '<img src=y onerror=alert(3)>', 'beauty', now(), now() + interval '1 day')
+                    RETURNING id
+                    """).single().decode(0)
+            }
+            for path in ["/admin/posts/\(post)", "/admin/posts"] {
+                let shown = try await admin.send("GET", path)
+                #expect(shown.status == 200 && !shown.text.contains("<script>alert(2)") && !shown.text.contains("<img src=y"), "\(path)")
+                #expect(shown.text.contains("&lt;script&gt;alert(2)&lt;/script&gt;크림"), "\(path)")
+            }
+
             // Out-of-range and malformed edits are refused with a message, never a 500.
             for form in [[("followers_count", "99999999999")], [("followers_count", "-5")], [("full_name", String(repeating: "가", count: 101))],
                          [("external_url", "javascript:alert(1)")]] {
