@@ -147,14 +147,15 @@ public struct CategoryActivity: Sendable, Equatable {
     public let name: String
     public let openNow: Int
     public let upcoming: Int
-    public let closingToday: Int
+    /// Open with under 24 hours left (the API's `closing_soon`).
+    public let closingSoon: Int
 
-    public init(category: CategoryID, name: String, openNow: Int, upcoming: Int, closingToday: Int) {
+    public init(category: CategoryID, name: String, openNow: Int, upcoming: Int, closingSoon: Int) {
         self.category = category
         self.name = name
         self.openNow = openNow
         self.upcoming = upcoming
-        self.closingToday = closingToday
+        self.closingSoon = closingSoon
     }
 }
 

@@ -6,7 +6,9 @@ import PostgresDriver
 /// sees what they just changed), and each change and its audit entry commit together.
 public struct PostgresConsoleStore: ConsoleStore {
     let pool: PostgresPool
-    /// The media directory's disk use is read by the caller; uploads' bytes come from here.
+    /// The overview's week of hourly counts, kept a minute (see ``overview(now:)``).
+    let series = SeriesCache()
+
     public init(pool: PostgresPool) {
         self.pool = pool
     }
@@ -66,49 +68,5 @@ public struct PostgresConsoleStore: ConsoleStore {
 
     public func pruneAudit(before cutoff: Date) async throws -> Int {
         try await pool.statement { connection in try connection.execute("DELETE FROM admin_audit WHERE at < \(cutoff)") }
-    }
-
-    public func overview(now: Date) async throws -> ConsoleOverview {
-        let dayEnd = KoreaDay(containing: now).start.addingTimeInterval(86_400)
-        let weekStart = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 3600).rounded(.down) * 3600 - 167 * 3600)
-        return try await pool.withConnection { connection in
-            let categories = try connection.query("""
-                SELECT c.id, c.name,
-                       (SELECT count(*)::int FROM posts p WHERE p.category_id = c.id AND p.group_buying_start <= \(now) AND p.group_buying_end >= \(now)),
-                       (SELECT count(*)::int FROM posts p WHERE p.category_id = c.id AND p.group_buying_start > \(now)),
-                       (SELECT count(*)::int FROM posts p WHERE p.category_id = c.id AND p.group_buying_end >= \(now) AND p.group_buying_end < \(dayEnd)
-                          AND p.group_buying_start <= \(now))
-                FROM categories c ORDER BY c.sort_order
-                """).map { row in
-                CategoryActivity(category: CategoryID(rawValue: try row.decode(0)), name: try row.decode(1), openNow: try row.decode(2),
-                                 upcoming: try row.decode(3), closingToday: try row.decode(4))
-            }
-            func hourly(_ name: String, _ source: SQL) throws -> HourlySeries {
-                var counts = Array(repeating: 0, count: 168)
-                for row in try connection.query("""
-                    SELECT floor(extract(epoch FROM (t - \(weekStart))) / 3600)::int, count(*)::int FROM (\(source)) s(t)
-                    WHERE t >= \(weekStart) GROUP BY 1
-                    """) {
-                    let hour: Int = try row.decode(0)
-                    if counts.indices.contains(hour) { counts[hour] = try row.decode(1) }
-                }
-                return HourlySeries(name: name, start: weekStart, counts: counts)
-            }
-            let series = [
-                try hourly("Sign-ups", "SELECT created_at FROM users WHERE NOT is_anonymous AND created_at >= \(weekStart)"),
-                try hourly("Likes", "SELECT created_at FROM likes WHERE created_at >= \(weekStart)"),
-                try hourly("Ingested posts", "SELECT created_at FROM posts WHERE source = 'ingest' AND created_at >= \(weekStart)"),
-            ]
-            let counts = try connection.query("""
-                SELECT (SELECT count(*)::int FROM influencer_requests WHERE status = 'processing'),
-                       (SELECT count(*)::int FROM hidden_posts),
-                       (SELECT COALESCE(sum(bytes), 0)::bigint FROM uploads),
-                       (SELECT count(*)::int FROM users WHERE role = 'admin')
-                """).single()
-            let keys = try connection.query("SELECT \(unescaped: PostgresServiceKeyRepository.columns) FROM service_api_keys WHERE revoked_at IS NULL ORDER BY id")
-                .map(PostgresServiceKeyRepository.decode)
-            return ConsoleOverview(categories: categories, series: series, pendingRequests: try counts.decode(0), hiddenPosts: try counts.decode(1),
-                                   keys: keys, storedMediaBytes: try counts.decode(2), admins: try counts.decode(3))
-        }
     }
 }

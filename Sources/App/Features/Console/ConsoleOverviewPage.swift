@@ -31,7 +31,7 @@ enum ConsoleOverviewPage {
 
     static func render(_ overview: ConsoleOverview, health: [(String, String)] = []) -> HTML {
         let categoryRows = overview.categories.map { category -> [HTML] in
-            ["\(category.name)", "\(category.openNow)", "\(category.upcoming)", "\(category.closingToday)"]
+            ["\(category.name)", "\(category.openNow)", "\(category.upcoming)", "\(category.closingSoon)"]
         }
         let keys = overview.keys.map { key -> [HTML] in
             ["\(key.name)", "\(ConsoleLayout.date(key.lastUsedAt))", "\(key.calls)"]
@@ -46,7 +46,7 @@ enum ConsoleOverviewPage {
             <div class="card"><h2>Stored media</h2><p>\(megabytes(overview.storedMediaBytes))</p></div>
             <div class="card"><h2>Admins</h2><p>\(overview.admins)</p></div>
             </div>
-            \(ConsoleLayout.table("Posts by category now", headers: ["Category", "Open now", "Upcoming", "Closing today"], rows: categoryRows))
+            \(ConsoleLayout.table("Posts by category now", headers: ["Category", "Open now", "Upcoming", "Closing within 24 h"], rows: categoryRows))
             <div class="cards">\(charts)</div>
             \(ConsoleLayout.table("Live ingest keys", headers: ["Key", "Last used (KST)", "Calls"], rows: keys))
             \(ConsoleLayout.table("This instance", headers: ["Measure", "Now"], rows: health.map { ["\($0.0)", "\($0.1)"] }))
