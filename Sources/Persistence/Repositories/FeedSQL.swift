@@ -41,18 +41,19 @@ struct FeedSQL {
     }
 
     /// A search walking posts: the first `rows` posts of `order` (storage order when `nil`)
-    /// that meet the other conditions, then filtered by the search, as a source aliased `p`
-    /// with `id` and `column`. With other conditions they are checked inside the order's
-    /// index (migration 0014) and only the posts that pass are read, by id, for the search;
+    /// in `table` that meet the other conditions, then filtered by the search, as a source
+    /// aliased `p` with `id` and `column`. With other conditions, or from another table than
+    /// posts (`post_popularity`, migration 0039), they are checked inside the order's index
+    /// (migration 0014) and only the posts that pass are read, by id, for the search;
     /// without, each walked row is read anyway, and the search filters it in place.
-    func walk(order: String?, column: String?, rows: Int) -> SQL {
+    func walk(order: String?, column: String?, rows: Int, from table: String = "posts") -> SQL {
         let ordered = order.map { " ORDER BY \($0)" } ?? ""
-        guard !conditions.isEmpty else {
+        guard !conditions.isEmpty || table != "posts" else {
             return "(SELECT p.* FROM posts p \(unsearched.whereClause)\(unescaped: ordered) LIMIT \(raw: rows)) p \(searchConditions.whereClause)"
         }
         let columns = ["p.id AS walked_id", "p.id"] + (column.map { [$0] } ?? [])
         return """
-            (SELECT \(unescaped: columns.joined(separator: ", ")) FROM posts p \(unsearched.whereClause)\(unescaped: ordered) LIMIT \(raw: rows)) p
+            (SELECT \(unescaped: columns.joined(separator: ", ")) FROM \(unescaped: table) p \(unsearched.whereClause)\(unescaped: ordered) LIMIT \(raw: rows)) p
             WHERE \(searchedByID)
             """
     }

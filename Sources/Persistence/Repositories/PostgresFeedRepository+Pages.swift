@@ -38,13 +38,14 @@ extension PostgresFeedRepository {
     /// A page in a keyset order, by date range or of closed posts (see ``page``).
     static func orderedPage(_ query: FeedQuery, viewer: UserID?, offset: Int, total: SQL, read: SearchRead?, sql: inout FeedSQL) throws -> SQL {
         let (order, keyColumn, walkedColumn) = try order(query, sql: &sql)
+        let table = orderTable(query)
         var with: SQL = ""
         let source: SQL
         switch read {
         case nil:
-            source = "posts p \(sql.all.whereClause)"
+            source = "\(unescaped: table) p \(sql.all.whereClause)"
         case .walk(let rows):
-            source = sql.walk(order: order, column: walkedColumn, rows: rows)
+            source = sql.walk(order: order, column: walkedColumn, rows: rows, from: table)
         case .matched(let limit):
             with = "WITH \(matchedClause(sql, limit: limit)) "
             source = "matched p \(sql.pageConditions.whereClause)"
@@ -148,6 +149,15 @@ extension PostgresFeedRepository {
             JOIN posts p ON p.id = r.post_id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
             ORDER BY r.section, r.ordinal
             """
+    }
+
+    /// The table `query`'s order is read from, aliased `p`: posts, or for the popular order
+    /// `post_popularity` (migration 0039: posts no longer index `likes_count`, so a like's
+    /// update of it stays HOT), which carries every column the conditions read but the
+    /// search's and the influencer's. One influencer's posts are read through
+    /// `posts_influencer` and sorted, as before.
+    static func orderTable(_ query: FeedQuery) -> String {
+        query.sort == .popular && query.influencer == nil ? "post_popularity" : "posts"
     }
 
     /// The ORDER BY for `query`, the sort-key column (as seconds or a count, for cursors)

@@ -154,7 +154,8 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     /// ten posts' like counts and whether the viewer likes them (ten primary-key lookups,
     /// instead of the ten posts with their influencer and category joined). On 1 M posts,
     /// three interleaved rounds at 32 connections: 4,008-4,119 → 5,536-5,794 rps, server
-    /// CPU per request 235-243 → 197-208 µs; a post deleted meanwhile leaves at once.
+    /// CPU per request 235-243 → 197-208 µs; a post deleted meanwhile leaves at once. Ranked
+    /// from `post_popularity` (migration 0039), whose order index posts no longer has.
     public func top10(category: CategoryID?, now: Date, viewer: UserID?) async throws -> [Post] {
         let key = category?.rawValue ?? ""
         let ranked: [Post]
@@ -164,7 +165,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
             ranked = try await reads.readPool().withConnection { connection in
                 try connection.query("""
                     SELECT \(PostRows.columns(viewer: nil)) FROM (
-                        SELECT p.id FROM posts p
+                        SELECT p.id FROM post_popularity p
                         WHERE p.group_buying_start <= \(now) AND p.group_buying_end >= \(now.addingTimeInterval(-7 * 86_400)) AND (\(category?.rawValue)::text IS NULL OR p.category_id = \(category?.rawValue))
                         ORDER BY p.likes_count DESC, p.posted_at DESC, p.id DESC LIMIT 10
                     ) ranked JOIN posts p ON p.id = ranked.id JOIN influencers i ON i.id = p.influencer_id JOIN categories c ON c.id = p.category_id
