@@ -316,4 +316,41 @@ import Testing
             for token in likers.prefix(5) { #expect(try await app.send("GET", "/v1/posts/\(post)", token: token).json["is_liked"] as? Bool == true) }
         }
     }
+    /// Likes of many posts at once share groups (one statement, one commit each): every
+    /// answer is its own post's count with its caller's change, each post ends exact, and
+    /// likes of a missing post and of a deleted account in those groups fail alone.
+    @Test func likesOfManyPostsAtOnceAreEachCountedAndABadOneFailsAlone() async throws {
+        try await withTestApp { app async throws in
+            var posts: [Int] = []
+            for index in 0..<6 { posts.append(try await Self.post(in: app, influencer: "many\(index)", name: "딜 \(index)").id) }
+            var tokens: [String] = []
+            for _ in 0..<30 { tokens.append(try await app.user().token) }
+            let doomed = try TestSession(try await app.send("POST", "/v1/auth/signup", json: ["email": "gone@example.com", "password": "gone-pass"]))
+            let gone = doomed.accessToken
+            #expect(try await app.send("DELETE", "/v1/me", token: gone).status == 204)
+            let likers = tokens
+            let all = posts
+            let answers = try await withThrowingTaskGroup(of: (post: Int, status: Int, count: Int?).self) { group in
+                for (index, token) in likers.enumerated() {
+                    for post in all where (index + post) % 4 != 0 {
+                        group.addTask { let answer = try await app.send("PUT", "/v1/posts/\(post)/like", token: token)
+                                        return (post, answer.status, answer.json["likes_count"] as? Int) }
+                    }
+                }
+                group.addTask { (0, try await app.send("PUT", "/v1/posts/999999999/like", token: likers[0]).status, nil) }
+                let first = posts[0]
+                group.addTask { (-1, try await app.send("PUT", "/v1/posts/\(first)/like", token: gone).status, nil) }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.first { $0.post == 0 }?.status == 404)
+            #expect(answers.first { $0.post == -1 }?.status == 401)
+            for post in posts {
+                let expected = likers.indices.filter { ($0 + post) % 4 != 0 }.count
+                let mine = answers.filter { $0.post == post }
+                #expect(mine.allSatisfy { $0.status == 200 && (1...expected).contains($0.count ?? -1) })
+                let json = try await app.send("GET", "/v1/posts/\(post)", token: likers[0]).json
+                #expect(json["likes_count"] as? Int == expected)
+            }
+        }
+    }
 }

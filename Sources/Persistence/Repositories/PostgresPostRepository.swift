@@ -24,19 +24,35 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
         self.reads = ScopedReads(reads ?? pool)
         self.pool = ScopedPool(pool)
         self.rankings = RankingCache(ttl: top10TTL)
-        self.likes = LikeBatches { [pool] post, likes in
-            // A batch's likes and their delta commit (with the standby) holding no post row,
-            // then the count is folded in a transaction that does not wait; a lone like of a
-            // free post counts itself in one statement (migration 0034).
+        self.likes = LikeBatches { [pool] group in
+            // A group's likes and their deltas commit (with the standby) holding no post row,
+            // then the counts are folded in a transaction that does not wait; a lone like of
+            // a free post counts itself in the same statement (migrations 0034, 0040).
             try await pool.statement(maxAttempts: 5) { connection in
-                let row = try connection.query("""
-                    SELECT counted, value FROM set_likes(
-                        \(post.rawValue), \(PostgresTextArray(likes.map(\.user.rawValue.lowercasedText)))::uuid[],
-                        \(PostgresTextArray(likes.map { $0.liked ? "t" : "f" }))::boolean[], \(likes.count == 1))
-                    """).single()
-                guard let counted = try row.decode(0, as: Bool?.self) else { return nil }
-                if counted { return try row.decode(1, as: Int.self) }
-                return try connection.query("SELECT fold_likes(\(post.rawValue))").single().decode(0, as: Int?.self)
+                let likes = group.flatMap { batch in batch.likes.map { (batch.post, $0) } }
+                let rows = try connection.query("""
+                    SELECT post, counted, value FROM set_likes_group(
+                        \(PostgresTextArray(likes.map { String($0.0.rawValue) }))::bigint[],
+                        \(PostgresTextArray(likes.map(\.1.user.rawValue.lowercasedText)))::uuid[],
+                        \(PostgresTextArray(likes.map { $0.1.liked ? "t" : "f" }))::boolean[])
+                    """)
+                var counts: [PostID: Int?] = [:], folds: [Int] = []
+                for row in rows {
+                    let post: Int = try row.decode(0)
+                    switch try row.decode(1, as: Bool?.self) {
+                    case nil: counts[PostID(rawValue: post)] = .some(nil)
+                    case true?: counts[PostID(rawValue: post)] = try row.decode(2, as: Int.self)
+                    case false?: folds.append(post)
+                    }
+                }
+                guard !folds.isEmpty else { return counts }
+                // In id order, as every fold takes its post's row.
+                for row in try connection.query("""
+                    SELECT f.post, fold_likes(f.post) FROM unnest(\(PostgresTextArray(folds.sorted().map(String.init)))::bigint[]) f (post)
+                    """) {
+                    counts[PostID(rawValue: try row.decode(0))] = try row.decode(1, as: Int?.self)
+                }
+                return counts
             }
         }
     }
@@ -212,7 +228,7 @@ public struct PostgresPostRepository: PostRepository, LikeRepository {
     }
 
     /// The change and the post's count after it, in the post's next batch of likes
-    /// (``LikeBatches``, `set_likes` and `fold_likes`, migrations 0033–0034).
+    /// (``LikeBatches``, `set_likes_group` and `fold_likes`, migrations 0033–0034 and 0040).
     private func setLike(_ post: PostID, by user: UserID, liked: Bool) async throws -> Int {
         do {
             guard let count = try await likes.submit(.init(user: user, liked: liked), to: post) else { throw DomainError.notFound("post") }
