@@ -71,8 +71,9 @@ import Testing
         }
         // like.own.sql picks its user by number (pgbench has no per-client UUIDs): the call is the server's.
         let like = try String(contentsOf: Self.benchSQL.appendingPathComponent("like.own.sql"), encoding: .utf8)
-        let likeSent = prepared.contains("SELECT counted, value FROM set_likes( ?, ?::uuid[], ?::boolean[], ?)")
-        #expect(likeSent && Self.normalized(like).hasPrefix("SELECT counted, value FROM set_likes(?, ARRAY[("), "\(prepared.filter { $0.contains("like") })")
+        let likeSent = prepared.contains("SELECT post, counted, value FROM set_likes_group( ?::bigint[], ?::uuid[], ?::boolean[])")
+        #expect(likeSent && Self.normalized(like).hasPrefix("SELECT post, counted, value FROM set_likes_group(ARRAY[?::bigint], ARRAY[("),
+                "\(prepared.filter { $0.contains("like") })")
         await pool.close()
         await database.drop()
     }
