@@ -116,6 +116,51 @@ import Testing
         }
     }
 
+    /// A long term asks the index for its rarest grams only (SearchStatistics.probe): posts
+    /// holding those grams but not the term are candidates LIKE turns away. After ANALYZE,
+    /// `hajun927`'s common bigrams (`ha`, `un`, ...) are left out of the probe; every answer
+    /// is still the substring match, in every order and with filters.
+    @Test func aLongTermAskingForItsRarestGramsFindsExactlyItsMatches() async throws {
+        try await withTestApp(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon)) { app async throws in
+            let (_, token) = try await app.user(anonymous: true)
+            let seller = try await app.influencer("plain.seller")
+            let names = ["hajun927 세트", "hajun 927", "927hajun", "hajun92 7", "jun927ha", "HAJUN927", "xhajun9271", "hajun928", "ha jun 927"]
+            let now = app.clock.now
+            try await app.database.pool.withConnection { connection in
+                try connection.execute("SET statement_timeout = 0")
+                // 900 fillers hold the common grams (`ha`, `aj`, `ju`, `un`, `92`), the
+                // named posts the rarer ones; every third filler is in beauty.
+                try connection.execute("""
+                    INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
+                    SELECT \(seller), 'hajun 92 ' || n, CASE WHEN n % 3 = 0 THEN 'beauty' ELSE 'food' END,
+                           \(now.addingTimeInterval(-4 * 86_400)), \(now)::timestamptz + (n % 5 - 2) * interval '1 day', \(now)::timestamptz - n * interval '1 minute'
+                    FROM generate_series(1, 900) n
+                    """)
+                for (index, name) in names.enumerated() {
+                    try connection.execute("""
+                        INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
+                        VALUES (\(seller), \(name), \(index % 2 == 0 ? "food" : "beauty"), \(now.addingTimeInterval(-4 * 86_400)),
+                                \(now.addingTimeInterval(Double(index % 3) * 86_400)), \(now.addingTimeInterval(-30 * Double(index))))
+                        """)
+                }
+                try connection.execute("ANALYZE posts")
+            }
+            let rows: [(id: Int, name: String, category: String, open: Bool)] = try await app.database.pool.withConnection { connection in
+                try connection.query("SELECT id, product_name, category_id, group_buying_end >= \(now) FROM posts")
+                    .map { (try $0.decode(0), try $0.decode(1), try $0.decode(2), try $0.decode(3)) }
+            }
+            for term in ["hajun927", "jun927", "hajun92", "un 92", "ajun9"] {
+                let encoded = term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                for (extra, category) in [("", nil), ("&sort=latest", nil), ("&sort=popular&category=beauty", "beauty"), ("&sort=ending_soon", nil)] as [(String, String?)] {
+                    let openOnly = extra.contains("ending_soon")
+                    let expected = Set(rows.filter { $0.name.lowercased().contains(term) && (category == nil || $0.category == category) && (!openOnly || $0.open) }.map(\.id))
+                    let found = try await Self.pageAll(app, "/v1/posts?search=\(encoded)\(extra)", token: token)
+                    #expect(Set(found) == expected && found.count == expected.count, "search=\(term)\(extra): \(found.count) for \(expected.count)")
+                }
+            }
+        }
+    }
+
     @Test func aTermInMostPostsPagesLikeTheFeedWithAnEstimatedTotalPastTheBound() async throws {
         try await withTestApp(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon)) { app async throws in
             let (_, token) = try await app.user(anonymous: true)

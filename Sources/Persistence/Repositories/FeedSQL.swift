@@ -77,11 +77,17 @@ struct FeedSQL {
     /// Posts whose product name, influencer username or full name contains `term`,
     /// case-insensitively (migration 0013's gram index). Terms longer than one gram are
     /// rechecked with LIKE; for one- and two-character terms the recheck folds to `true`
-    /// when the statement is planned for its values.
-    mutating func search(_ term: String) {
+    /// when the statement is planned for its values. `probe`, when given, is what the gram
+    /// index is asked for instead of every gram of the term: some of its grams (all of a
+    /// one-gram term's), which every match holds (``SearchStatistics/probe(_:frequency:posts:)``).
+    mutating func search(_ term: String, probe: [Int32]? = nil) {
         let pattern = "%" + Self.escapeLike(term) + "%"
         let like: SQL = "LIKE lower(\(pattern)) ESCAPE '\\'"
-        searchConditions.all.append("p.search_grams @> search_term_grams(\(term))")
+        if let probe {
+            searchConditions.all.append("p.search_grams @> \(PostgresTextArray(probe.map(String.init)))::integer[]")
+        } else {
+            searchConditions.all.append("p.search_grams @> search_term_grams(\(term))")
+        }
         searchConditions.all.append("""
             (search_term_exact(\(term)) OR lower(p.product_name) \(like)
              OR p.influencer_id IN (SELECT si.id FROM influencers si WHERE si.search_grams @> search_term_grams(\(term))

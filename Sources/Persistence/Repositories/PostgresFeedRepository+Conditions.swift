@@ -4,13 +4,14 @@ import PostgresDriver
 
 /// A filtered list's conditions on posts, and the totals counters give without counting.
 extension PostgresFeedRepository {
-    /// The conditions of `query` on posts `p` (the keyset cursor's are added by `order`).
+    /// The conditions of `query` on posts `p` (the keyset cursor's are added by `order`),
+    /// the search's asking the gram index for `probe` when given (see ``FeedSQL/search(_:probe:)``).
     /// Built the same way every time, so two builds give the same text.
-    static func conditions(_ query: FeedQuery, now: Date, windows: PostWindowBounds?) -> FeedSQL {
+    static func conditions(_ query: FeedQuery, now: Date, windows: PostWindowBounds?, probe: [Int32]? = nil) -> FeedSQL {
         var sql = FeedSQL()
         if let category = query.category { sql.where("p.category_id = \(category.rawValue)") }
         if let influencer = query.influencer { sql.where("p.influencer_id = \(influencer.rawValue)") }
-        if let search = query.search { sql.search(search) }
+        if let search = query.search { sql.search(search, probe: probe) }
         if let range = query.dateRange {
             // The window [start, end] overlaps [first day's start, last day's end).
             sql.where("p.group_buying_start < \(range.upperBound.end) AND p.group_buying_end >= \(range.lowerBound.start)")

@@ -26,10 +26,9 @@ extension PostgresFeedRepository {
     /// rare together (`siwoo121`: each bigram in ~10 % of posts, the term in 57) and for
     /// filters that exclude the term (`search=코&category=fitness`: none). Otherwise read
     /// the matches once through the index, which counts them exactly as well.
-    func planSearch(_ search: String, _ query: FeedQuery, reach: Int, matches: FeedSQL, now: Date,
+    func planSearch(_ term: SearchStatistics.Term, _ query: FeedQuery, reach: Int, matches: FeedSQL, now: Date,
                     _ connection: PostgresConnection) throws -> SearchPlan {
         let bound = FeedPage.exactTotalLimit
-        let term = try searchStatistics.estimate(search, connection)
         let candidates = try Self.candidates(query, now: now, posts: term.posts, connection)
         var plan = SearchPlan(read: .matched(limit: nil), fraction: term.fraction, candidates: candidates)
         let estimate = (fraction: term.fraction * candidates / max(term.posts, 1), posts: term.posts)
@@ -39,11 +38,13 @@ extension PostgresFeedRepository {
         // (any rows, in storage order) when that is estimated cheaper than the index with the
         // other filters' selectivity (`search=52&status=ongoing` walked 61 k posts, 120 ms;
         // `search=_&status=closed` through the index: a 1 M-entry bitmap, 139 ms).
-        // With no other filter, a term the statistics put in over ten times the bound's
+        // A term the statistics put, with the other filters, in over ten times the bound's
         // posts is not counted at all (`search=fa&page=50`: 76 k matches, a 13 k-row count
-        // walk before a 13 k-row page walk, 109 ms): the total is an estimate either way,
-        // and a walk that does not fill the page still falls back to the index.
-        if term.isOneGram && matches.conditions.isEmpty && everyMatch > 10 * Double(bound) {
+        // walk before a 13 k-row page walk, 109 ms; `search=수&sort=ending_soon&page=5`: ~20 k,
+        // 1,001 read through two 150 k-entry bitmaps, 50 ms, before the walk): the total is an
+        // estimate either way, and a walk that does not fill the page (a filter that excludes
+        // the term) still falls back to the index.
+        if term.isOneGram && term.fraction * candidates > 10 * Double(bound) {
             plan.count = bound + 1
             plan.read = .walk(rows: walk)
             return plan

@@ -173,7 +173,8 @@ public struct PostgresFeedRepository: FeedRepository {
         if windows?.excludesEverything(query, now: now) == true {
             return FeedPage(items: [], total: 0, hasMore: false, nextCursor: nil)
         }
-        var sql = Self.conditions(query, now: now, windows: windows)
+        let term = try query.search.map { try searchStatistics.estimate($0, connection) }
+        var sql = Self.conditions(query, now: now, windows: windows, probe: term?.probe)
         let matches = sql
         if query.sort == .latest, let posted = windows?.postedRange(query, now: now) {
             if let earliest = posted.earliest { sql.imply("p.posted_at >= \(earliest)") }
@@ -184,8 +185,8 @@ public struct PostgresFeedRepository: FeedRepository {
         // Counted up to the bound (past it, an estimate): a walked search or a filter no
         // counter keeps. Exact: a search's matches read through the index, or counters.
         var bounded = false
-        if let search = query.search {
-            plan = try planSearch(search, query, reach: offset + query.limit + 1, matches: matches, now: now, connection)
+        if let term {
+            plan = try planSearch(term, query, reach: offset + query.limit + 1, matches: matches, now: now, connection)
             total = "(SELECT count(*)::int FROM matched)"
         } else {
             // The total rides along as an uncorrelated subquery (evaluated once): from
