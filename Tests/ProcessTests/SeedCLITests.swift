@@ -41,12 +41,15 @@ import Testing
                        (SELECT count(*) FROM posts p, unnest(p.hashtags))::int,
                        (SELECT count(*) FROM ((SELECT p.id, t FROM posts p, unnest(p.hashtags) t EXCEPT SELECT post_id, tag FROM post_hashtags)
                                               UNION ALL (SELECT post_id, tag FROM post_hashtags EXCEPT SELECT p.id, t FROM posts p, unnest(p.hashtags) t)) x)::int
-                       + (SELECT count(*) FROM hashtag_counts c WHERE c.posts <> (SELECT count(*) FROM post_hashtags h WHERE h.tag = c.tag))::int
+                       + (SELECT count(*) FROM hashtag_counts c WHERE c.posts <> (SELECT count(*) FROM post_hashtags h WHERE h.tag = c.tag))::int,
+                       (SELECT count(*) FROM posts p FULL JOIN post_popularity q ON q.id = p.id
+                        WHERE (p.likes_count, p.posted_at, p.group_buying_start, p.group_buying_end, p.category_id, p.influencer_id)
+                              IS DISTINCT FROM (q.likes_count, q.posted_at, q.group_buying_start, q.group_buying_end, q.category_id, q.influencer_id))::int
                 """).first!
             return ["influencers": try row.decode(0), "posts": try row.decode(1), "users": try row.decode(2), "likes": try row.decode(3),
                     "wrong like counts": try row.decode(4), "wrong category counts": try row.decode(5), "wrong day or end-slot counts": try row.decode(6),
                     "posts outside the window bounds": try row.decode(7), "follows": try row.decode(8), "wrong follower counts": try row.decode(9),
-                    "hashtags": try row.decode(10), "wrong hashtag rows": try row.decode(11)]
+                    "hashtags": try row.decode(10), "wrong hashtag rows": try row.decode(11), "wrong popularity rows": try row.decode(12)]
         }
     }
 
@@ -70,6 +73,7 @@ import Testing
         #expect(afterFirst["wrong follower counts"] == 0)
         #expect(afterFirst["hashtags"] == 15_000)
         #expect(afterFirst["wrong hashtag rows"] == 0)
+        #expect(afterFirst["wrong popularity rows"] == 0)
 
         let second = try await Market09Process.run(["seed", "demo"], environment: environment, directory: workspace)
         #expect(second.output.contains("0 posts added, 0 posts moved"))
@@ -175,7 +179,7 @@ import Testing
         #expect(result.code == 0, "\(result.output)")
         #expect(try await consistency(database) == ["influencers": 50, "posts": 3000, "users": 400, "likes": 6000, "wrong like counts": 0, "wrong category counts": 0, "wrong day or end-slot counts": 0,
                                                        "posts outside the window bounds": 0, "follows": 0, "wrong follower counts": 0,
-                                                       "hashtags": 9000, "wrong hashtag rows": 0])
+                                                       "hashtags": 9000, "wrong hashtag rows": 0, "wrong popularity rows": 0])
         // The load drops the secondary indexes and builds them after the rows: all are back.
         #expect(try await indexes(database) == migrated)
         #expect(migrated.contains { $0.contains("posts_search_grams") })

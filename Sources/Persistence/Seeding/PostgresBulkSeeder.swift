@@ -47,7 +47,8 @@ public struct PostgresBulkSeeder: Sendable {
                 // post into each of them a second time.
                 let secondary: [(name: String, definition: String)] = try connection.query("""
                     SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) FROM pg_index i
-                    WHERE i.indrelid IN ('influencers'::regclass, 'users'::regclass, 'posts'::regclass, 'likes'::regclass, 'post_hashtags'::regclass)
+                    WHERE i.indrelid IN ('influencers'::regclass, 'users'::regclass, 'posts'::regclass, 'likes'::regclass, 'post_hashtags'::regclass,
+                                         'post_popularity'::regclass)
                       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
                     ORDER BY 1
                     """).map { (try $0.decode(0), try $0.decode(1)) }
@@ -137,6 +138,13 @@ public struct PostgresBulkSeeder: Sendable {
         try connection.execute("""
             UPDATE posts p SET search_grams = search_grams(p.product_name) || i.search_grams
             FROM influencers i WHERE i.id = p.influencer_id AND p.id >= \(firstPost)
+            """)
+        // The popular order's copy of each post (migration 0039) comes from a trigger too:
+        // without it, bulk posts were missing from sort=popular and the Top 10 (at 10 M,
+        // every popular search then read all its matches and ran into the timeout).
+        try connection.execute("""
+            INSERT INTO post_popularity (id, likes_count, posted_at, group_buying_start, group_buying_end, category_id, influencer_id)
+            SELECT id, likes_count, posted_at, group_buying_start, group_buying_end, category_id, influencer_id FROM posts WHERE id >= \(firstPost)
             """)
         try connection.execute(script: "SET LOCAL session_replication_role = origin")
         stage("counters, feed days and hashtag rows")
