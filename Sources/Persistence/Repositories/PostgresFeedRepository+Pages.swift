@@ -21,10 +21,10 @@ extension PostgresFeedRepository {
         switch read {
         case nil:
             return Array(try connection.query(statement))
-        case .walk:
+        case .walk(let rows):
             // A search's best plan depends on the term: planned per request. An empty
             // answer (the walk gave up) sends the page through the index.
-            return try Self.walking(connection) { Array(try $0.queryPlannedForValues(statement)) } ?? []
+            return try Self.walking(connection, rows: rows) { Array(try $0.queryPlannedForValues(statement)) } ?? []
         case .matched:
             // Never a scan of every post for the matches: the planner may misjudge a term
             // as most of them.

@@ -79,18 +79,23 @@ extension PostgresFeedRepository {
     /// reach ÷ density rows, each ~3× the cost of a match read through the index (7 µs
     /// against 2 µs on 1 M posts: an index probe and a heap visit); the index reads
     /// `matches` (frequency × posts by default). The budget is four times the expected
-    /// walk, at most 20,000 rows (~60 ms): the frequency is the rarest gram's, an upper bound.
+    /// walk (the frequency is the rarest gram's, an upper bound), cut where giving up would
+    /// cost more than the index read it falls back to: at 20,000 rows (~60 ms), or a third
+    /// of the matches when they are more. A flat 20,000 sent `search=그+&sort=popular&page=50`
+    /// on 10 M posts (~33 k rows to walk) to read its ~300 k matches after the walk: 2 s,
+    /// the statement timeout.
     static func walkBound(reach: Int, _ estimate: (fraction: Double, posts: Double), matches: Double? = nil) -> Int? {
         let expected = Double(reach) / estimate.fraction
-        guard estimate.fraction > 0, 3 * expected < (matches ?? estimate.fraction * estimate.posts) else { return nil }
-        return Int(min(20_000, 4 * expected))
+        let matches = matches ?? estimate.fraction * estimate.posts
+        guard estimate.fraction > 0, 3 * expected < matches else { return nil }
+        return Int(min(max(20_000, matches / 3), 4 * expected))
     }
 
     /// The matches of a search counted along `walk` rows (in storage order), when more
     /// than `bound` are found there; otherwise `nil`.
     static func walkedCount(_ sql: FeedSQL, walk: Int, bound: Int, _ connection: PostgresConnection) throws -> Int? {
         let statement: SQL = "SELECT count(*)::int FROM (SELECT FROM \(sql.walk(order: nil, column: nil, rows: walk)) LIMIT \(raw: bound + 1)) x"
-        guard let row = try walking(connection, { Array(try $0.queryPlannedForValues(statement)) })?.first else { return nil }
+        guard let row = try walking(connection, rows: walk, { Array(try $0.queryPlannedForValues(statement)) })?.first else { return nil }
         let count: Int = try row.decode(0)
         return count > bound ? count : nil
     }
@@ -104,14 +109,15 @@ extension PostgresFeedRepository {
         }
     }
 
-    /// Runs a walk for at most ``walkTimeout``, or gives `nil`. A walk's budget counts the
-    /// rows that pass the other filters, and a filter correlated with the order can make it
-    /// pass nearly every post first (a one-day date range in May walked `latest` from
-    /// December: 1.1 s); cut short, the request reads through the index instead.
-    static func walking<T>(_ connection: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T? {
+    /// Runs a walk of at most `rows` rows for at most ``walkTimeoutMilliseconds(rows:)``, or
+    /// gives `nil`. A walk's budget counts the rows that pass the other filters, and a filter
+    /// correlated with the order can make it pass nearly every post first (a one-day date
+    /// range in May walked `latest` from December: 1.1 s); cut short, the request reads
+    /// through the index instead.
+    static func walking<T>(_ connection: PostgresConnection, rows: Int, _ body: (PostgresConnection) throws -> T) throws -> T? {
         do {
             return try connection.transaction { connection in
-                try connection.query("SELECT set_config('statement_timeout', \(String(walkTimeoutMilliseconds)), true)")
+                try connection.query("SELECT set_config('statement_timeout', \(String(walkTimeoutMilliseconds(rows: rows))), true)")
                 return try body(connection)
             }
         } catch let error as PostgresError where error.code == .queryTimeout {
@@ -119,8 +125,15 @@ extension PostgresFeedRepository {
         }
     }
 
-    /// How long a walk may run: a walk that pays off is done in well under this.
-    static let walkTimeoutMilliseconds = 150
+    /// How long a walk of `rows` rows may run: 10 µs a row, the most one cost on 10 M posts
+    /// (an index entry, a primary-key probe and a heap visit for the search: 9 µs), at
+    /// least 150 ms and at most a second, half the statement timeout, so that the index
+    /// read after it still has time. A flat 150 ms cut `search=ds&page=50` (13 k rows,
+    /// 120 ms warm) short whenever its pages were cold, and the fallback read its ~700 k
+    /// matches into the statement timeout: a 503.
+    static func walkTimeoutMilliseconds(rows: Int) -> Int {
+        min(1_000, max(150, rows / 100))
+    }
 
     /// Runs `body` with every table read through bitmap index scans: a search that does not
     /// walk reads its matches through the gram index. Left to choose, the planner prices a
