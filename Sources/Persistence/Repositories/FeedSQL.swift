@@ -14,11 +14,21 @@ struct FeedSQL {
     /// (``imply(_:)``).
     private(set) var pageConditions = SQLConditions()
 
+    /// Conditions every match meets already, restated on `group_buying_end` so PostgreSQL
+    /// can prove the matches are all in the live posts' gram index (``LiveSearchIndex``):
+    /// `status=upcoming` (its window starts later, so it ends later too). Only where a
+    /// search's matches are read through the index (``matchedConditions``).
+    private(set) var liveConditions = SQLConditions()
+
     /// Every condition.
     var all: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all + pageConditions.all) }
 
     /// Every condition but the page's: what a total counts.
     var matching: SQLConditions { SQLConditions(all: conditions.all + searchConditions.all) }
+
+    /// What a search's matches are read through the index under: ``matching`` and
+    /// ``liveConditions``.
+    var matchedConditions: SQLConditions { SQLConditions(all: matching.all + liveConditions.all) }
 
     /// The conditions an order is walked under: all but the search's.
     var unsearched: SQLConditions { SQLConditions(all: conditions.all + pageConditions.all) }
@@ -60,6 +70,12 @@ struct FeedSQL {
 
     mutating func `where`(_ condition: SQL) {
         conditions.all.append(condition)
+    }
+
+    /// A condition every post matching the others meets, for the live posts' gram index
+    /// (see ``liveConditions``).
+    mutating func implyLive(_ condition: SQL) {
+        liveConditions.all.append(condition)
     }
 
     /// A keyset cursor's condition: part of the page, not of what the total counts.

@@ -21,6 +21,7 @@ extension PostgresFeedRepository {
             switch status {
             case .upcoming:
                 sql.where("p.group_buying_start > \(now)")
+                sql.implyLive("p.group_buying_end > \(now)")
             case .ongoing:
                 sql.where("p.group_buying_start <= \(now) AND p.group_buying_end >= \(now.addingTimeInterval(PostStatus.closingSoonWindow))")
             case .closingSoon:

@@ -105,7 +105,7 @@ extension PostgresFeedRepository {
     static func searchCount(_ sql: FeedSQL, bound: Int?, _ connection: PostgresConnection) throws -> Int {
         let limit: SQL = bound.map { " LIMIT \(raw: $0 + 1)" } ?? ""
         return try throughIndexes(connection) {
-            try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.matching.whereClause)\(limit)) x").single().decode(0)
+            try $0.queryPlannedForValues("SELECT count(*)::int FROM (SELECT FROM posts p \(sql.matchedConditions.whereClause)\(limit)) x").single().decode(0)
         }
     }
 
@@ -155,7 +155,7 @@ extension PostgresFeedRepository {
         let cut: SQL = limit.map { " LIMIT \(raw: $0 + 1)" } ?? ""
         return """
             matched AS MATERIALIZED (
-                SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matching.whereClause)\(cut))
+                SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matchedConditions.whereClause)\(cut))
             """
     }
 

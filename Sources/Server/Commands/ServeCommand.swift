@@ -241,6 +241,9 @@ enum ServeCommand {
             try await lifecycle.start("audit retention", auditRetention(store, days: configuration.auditRetentionDays, logger: logger, metrics: metrics,
                                                                         leadership: leadership).inBackground)
         }
+        try await lifecycle.start("live search index", BackgroundJobs.liveSearchIndex(LiveSearchIndex(url: database.url, mode: configuration.statementMode),
+                                                                                   now: dependencies.now, logger: logger, metrics: metrics,
+                                                                                   leadership: leadership).inBackground)
         try await lifecycle.start("like count sweep", BackgroundJobs.likeCountSweep(pool: pool, logger: logger, metrics: metrics, leadership: leadership).inBackground)
         try await lifecycle.start("media pruning", BackgroundJobs.mediaPruning(Uploads(library: dependencies.media, now: dependencies.now), logger: logger,
                                                                metrics: metrics, leadership: leadership).inBackground)

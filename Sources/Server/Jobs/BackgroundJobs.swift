@@ -69,6 +69,26 @@ enum BackgroundJobs {
         }
     }
 
+    /// Every hour: the live posts' gram index rolled forward when its cutoff is two weeks old
+    /// (``LiveSearchIndex``). A build reads every post (~2 minutes on 10 M) on a connection
+    /// of its own, while writes go on.
+    static func liveSearchIndex(_ index: LiveSearchIndex, now: @escaping @Sendable () -> Date, logger: Logger, metrics: Metrics?,
+                                leadership: JobLeadership) -> RepeatingJob {
+        RepeatingJob(name: "live search index", interval: .seconds(3600), logger: logger, metrics: metrics, leadership: leadership) {
+            let started = ContinuousClock.now
+            switch try await index.roll(now: now()) {
+            case .built(let name, let dropped):
+                let seconds = (ContinuousClock.now - started).components.seconds
+                logger.info("live search index built", ["index": .string(name), "seconds": .int(Int(seconds)),
+                                                        "dropped": .string(dropped.joined(separator: ","))])
+            case .current(_, let dropped) where !dropped.isEmpty:
+                logger.info("live search indexes dropped", ["dropped": .string(dropped.joined(separator: ","))])
+            case .current, .buildingElsewhere:
+                break
+            }
+        }
+    }
+
     /// Every 5 seconds: pending influencer requests checked against the profile lookup.
     static func influencerVerification(_ verification: InfluencerVerification, logger: Logger, metrics: Metrics?,
                                        leadership: JobLeadership) -> RepeatingJob {
