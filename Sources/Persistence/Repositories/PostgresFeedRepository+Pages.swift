@@ -25,7 +25,7 @@ extension PostgresFeedRepository {
             // A search's best plan depends on the term: planned per request. An empty
             // answer (the walk gave up) sends the page through the index.
             return try Self.walking(connection, rows: rows) { Array(try $0.queryPlannedForValues(statement)) } ?? []
-        case .matched:
+        case .matched, .openFirst:
             // Never a scan of every post for the matches: the planner may misjudge a term
             // as most of them.
             return try connection.transaction { connection in
@@ -48,6 +48,10 @@ extension PostgresFeedRepository {
             source = sql.walk(order: order, column: walkedColumn, rows: rows, from: table)
         case .matched(let limit):
             with = "WITH \(matchedClause(sql, limit: limit)) "
+            source = "matched p \(sql.pageConditions.whereClause)"
+        case .openFirst:
+            // Only the default order's sections read open matches first (`everyMatch`).
+            with = "WITH \(matchedClause(sql, limit: nil)) "
             source = "matched p \(sql.pageConditions.whereClause)"
         }
         // LIMIT is written into the text (one statement per limit, at most 50) so the
@@ -123,6 +127,12 @@ extension PostgresFeedRepository {
                  FROM matched m WHERE m.group_buying_end >= \(dayStart)) f
                 """
             closed = "matched p WHERE p.group_buying_end < \(dayStart)"
+        case .openFirst:
+            // The open matches as above; the ended ones read only when the page reaches
+            // past the open ones (a LIMIT of 0 reads nothing).
+            matched = "\(matchedClause(sql, limit: nil, openAt: dayStart)), "
+            ranks = "(SELECT m.id AS post_id, feed_rank(m.id, \(dayText)::date) AS rank FROM matched m) f"
+            closed = "posts p WHERE p.group_buying_end < \(dayStart)\(sql.matchedConditions.andClause)"
         }
         var closedSection: SQL = ""
         if query.status == nil {

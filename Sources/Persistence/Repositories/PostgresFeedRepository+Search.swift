@@ -151,12 +151,29 @@ extension PostgresFeedRepository {
 
     /// `WITH matched AS MATERIALIZED (…)`: a search's matches with their sort keys, read
     /// once through the index for the page, its sections and its count.
-    static func matchedClause(_ sql: FeedSQL, limit: Int?) -> SQL {
+    static func matchedClause(_ sql: FeedSQL, limit: Int?, openAt dayStart: Date? = nil) -> SQL {
         let cut: SQL = limit.map { " LIMIT \(raw: $0 + 1)" } ?? ""
+        let open: SQL = dayStart.map { " AND p.group_buying_end >= \($0)" } ?? ""
         return """
             matched AS MATERIALIZED (
-                SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matchedConditions.whereClause)\(cut))
+                SELECT p.id, p.group_buying_start, p.group_buying_end, p.posted_at, p.likes_count FROM posts p \(sql.matchedConditions.whereClause)\(open)\(cut))
             """
+    }
+
+    /// The total of an ``SearchRead/openFirst`` read: the open matches (`matched`) and the
+    /// ended ones counted up to `bound + 1`, or NULL past that (an estimate, then).
+    static func openFirstTotal(_ sql: FeedSQL, dayStart: Date, bound: Int) -> SQL {
+        """
+        (SELECT CASE WHEN e.n > \(raw: bound) THEN NULL ELSE (SELECT count(*)::int FROM matched) + e.n END
+         FROM (SELECT count(*)::int AS n FROM (SELECT FROM posts p WHERE p.group_buying_end < \(dayStart)\(sql.matchedConditions.andClause)
+                                                LIMIT \(raw: bound + 1)) x) e)
+        """
+    }
+
+    /// How a search reads every match for `query`: in the default order with both its
+    /// sections, the open ones first (``SearchRead/openFirst``).
+    static func everyMatch(_ query: FeedQuery) -> SearchRead {
+        query.sort == .default && query.dateRange == nil && query.status == nil ? .openFirst : .matched(limit: nil)
     }
 
     /// The planner's row estimate for `sql` (a `SELECT` without joins).
@@ -177,9 +194,17 @@ enum SearchRead: Equatable {
     /// The matches, once through the index, then sorted; at most `limit + 1` of them when
     /// a limit is given (the page is then complete only if fewer match).
     case matched(limit: Int?)
+    /// The default order's matches: those open at the day's start once through the index
+    /// (the live posts' one, ``LiveSearchIndex``), the ended ones only as far as the page
+    /// reaches into them, and counted up to the bound. Reading every match for the open
+    /// section's first 1,000 read the ended ones too: `search=그래놀라&page=20` on 10 M
+    /// posts read 154 k matches to rank 22.6 k open ones (0.5 s warm, 2 s cold).
+    case openFirst
 
     var readsMatches: Bool {
-        if case .matched = self { return true }
-        return false
+        switch self {
+        case .matched, .openFirst: true
+        case .walk: false
+        }
     }
 }

@@ -187,6 +187,7 @@ public struct PostgresFeedRepository: FeedRepository {
         var bounded = false
         if let term {
             plan = try planSearch(term, query, reach: offset + query.limit + 1, matches: matches, now: now, connection)
+            if plan?.read == .matched(limit: nil) { plan?.read = Self.everyMatch(query) }
             total = "(SELECT count(*)::int FROM matched)"
         } else {
             // The total rides along as an uncorrelated subquery (evaluated once): from
@@ -199,8 +200,12 @@ public struct PostgresFeedRepository: FeedRepository {
             total = counters ?? "(SELECT count(*)::int FROM (SELECT FROM posts p \(matches.matching.whereClause) LIMIT \(raw: bound + 1)) x)"
         }
         func read(_ read: SearchRead?) throws -> [PostgresRow] {
-            try page(query, day: day, viewer: viewer, offset: offset, total: read?.readsMatches == false ? "NULL::int" : total,
-                     sql: sql, read: read, connection)
+            let counted: SQL = switch read {
+            case .walk: "NULL::int"
+            case .openFirst: Self.openFirstTotal(matches, dayStart: day.start, bound: bound)
+            case .matched, nil: total
+            }
+            return try page(query, day: day, viewer: viewer, offset: offset, total: counted, sql: sql, read: read, connection)
         }
         var rows = try read(plan?.read)
         var counted: Int?
@@ -219,7 +224,7 @@ public struct PostgresFeedRepository: FeedRepository {
         if case .walk = plan?.read, rows.count <= query.limit {
             // The walk read its budget without filling the page: through the index after all.
             plan?.count = nil
-            plan?.read = .matched(limit: nil)
+            plan?.read = Self.everyMatch(query)
             rows = try read(plan?.read)
         }
         let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: PageRow.post) }
@@ -228,7 +233,13 @@ public struct PostgresFeedRepository: FeedRepository {
             count = counted
             bounded = true
         } else if let first = rows.first {
-            count = try first.decode(PageRow.total)
+            if let known = try first.decode(PageRow.total, as: Int?.self) {
+                count = known
+            } else {
+                // More ended matches than the bound (``SearchRead/openFirst``): an estimate.
+                count = bound + 1
+                bounded = true
+            }
         } else if plan != nil {
             // An empty page (past the end) carries no row to read the total from.
             count = try counted ?? Self.searchCount(matches, bound: nil, connection)
