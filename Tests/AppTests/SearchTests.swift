@@ -231,24 +231,27 @@ import Testing
         }
     }
 
-    /// A term in 4 % of the posts reads every match, and in the default order it reads the
+    /// A term too rare to walk for reads every match, and in the default order it reads the
     /// open ones first (`SearchRead.openFirst`): the ended ones only as far as a page reaches
     /// into them, counted up to the bound. Pages hold the open matches, then the ended ones
-    /// from the most recently ended; the total is exact up to 1,000 ended matches, an
-    /// estimate past that, flagged.
+    /// from the most recently ended. The total is exact: past 1,000 ended matches a term of
+    /// several grams is counted (its statistics are only a bound; a one-gram term the
+    /// statistics list is estimated, flagged, as a walked search's total).
     @Test func theDefaultOrderReadsOpenMatchesFirstAndCountsEndedOnesToTheBound() async throws {
         try await withTestApp(configure: { $0.accessTokenLifetime = 30 * 86_400 }, clock: TestClock(start: Self.afternoon)) { app async throws in
             let (_, token) = try await app.user(anonymous: true)
             let seller = try await app.influencer("jam.seller")
             let now = app.clock.now
-            // 30,000 posts. 귤잼 in 1,200 (100 open, 1,100 ended); 딸기잼 in 450 (50 open, 400 ended).
+            // 30,000 posts. 감귤잼 in 1,200 (100 open, 1,100 ended); 딸기잼 in 450 (50 open,
+            // 400 ended); 사과잼 in 2,400 (1,200 open, 1,200 ended).
             try await app.database.pool.withConnection { connection in
                 try connection.execute("SET statement_timeout = 0")
                 try connection.execute("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
-                    SELECT \(seller), CASE WHEN n <= 1200 THEN '귤잼 ' WHEN n <= 1650 THEN '딸기잼 ' ELSE '식빵 ' END || n, 'food',
-                           \(now)::timestamptz - interval '90 days',
-                           CASE WHEN n <= 100 OR n BETWEEN 1201 AND 1250 OR n % 3 = 0 AND n > 1650 THEN \(now)::timestamptz + interval '2 days'
+                    SELECT \(seller), CASE WHEN n <= 1200 THEN '감귤잼 ' WHEN n <= 1650 THEN '딸기잼 ' WHEN n <= 4050 THEN '사과잼 ' ELSE '식빵 ' END || n,
+                           'food', \(now)::timestamptz - interval '90 days',
+                           CASE WHEN n <= 100 OR n BETWEEN 1201 AND 1250 OR n BETWEEN 1651 AND 4050 AND n % 2 = 0 OR n > 4050 AND n % 3 = 0
+                                THEN \(now)::timestamptz + interval '2 days'
                                 ELSE \(now)::timestamptz - n * interval '1 minute' - interval '2 days' END,
                            \(now)::timestamptz - interval '91 days'
                     FROM generate_series(1, 30000) n
@@ -260,23 +263,22 @@ import Testing
                     SELECT id, extract(epoch FROM group_buying_end)::float8 FROM posts WHERE group_buying_end < \(now)
                     """).map { (try $0.decode(0), try $0.decode(1)) })
             }
-            for (term, open, endedCount) in [("귤잼", 100, 1_100), ("딸기잼", 50, 400)] {
+            for (term, open, endedCount) in [("감귤잼", 100, 1_100), ("딸기잼", 50, 400)] {
                 let path = "/v1/posts?search=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
                 let found = try await Self.pageAll(app, path, token: token)
                 #expect(found.count == min(1_000, open + endedCount) && Set(found).count == found.count, "\(term): \(found.count)")
                 #expect(found.prefix(open).allSatisfy { ended[$0] == nil }, "\(term): the open matches first")
                 let endings = found.dropFirst(open).map { ended[$0] ?? .infinity }
                 #expect(endings == endings.sorted(by: >) && endings.allSatisfy(\.isFinite), "\(term): then the ended ones, latest first")
+                // total_matches appears once the offset window cuts `total`.
                 let first = try await app.send("GET", path, token: token)
-                if open + endedCount <= FeedPage.exactTotalLimit || endedCount <= FeedPage.exactTotalLimit {
-                    // total_matches appears once the offset window cuts `total`.
-                    let matches = first.json["total_matches"] as? Int ?? first.json["total"] as? Int
-                    #expect(matches == open + endedCount && first.json["total_exact"] as? Bool == true, "\(term): \(first.text)")
-                } else {
-                    #expect(first.json["total_exact"] as? Bool == false && (first.json["total_matches"] as? Int ?? 0) > FeedPage.exactTotalLimit,
-                            "\(term): \(first.text)")
-                }
+                let matches = first.json["total_matches"] as? Int ?? first.json["total"] as? Int
+                #expect(matches == open + endedCount && first.json["total_exact"] as? Bool == true, "\(term): \(first.text)")
             }
+            // 사과잼, page 20 of 50: 1,200 open and 1,200 ended, counted.
+            let deep = try await app.send("GET", "/v1/posts?search=%EC%82%AC%EA%B3%BC%EC%9E%BC&limit=50&page=20", token: token)
+            #expect(deep.status == 200 && Self.ids(deep).count == 50, "\(deep.text)")
+            #expect(deep.json["total_exact"] as? Bool == true && deep.json["total_matches"] as? Int == 2_400, "\(deep.text)")
         }
     }
 }

@@ -229,24 +229,20 @@ public struct PostgresFeedRepository: FeedRepository {
         }
         let items = try rows.prefix(query.limit).map { try PostRows.decode($0, from: PageRow.post) }
         var count: Int
+        var exact = true
         if let counted = plan?.count {
             count = counted
             bounded = true
+        } else if let first = rows.first, plan?.read == .openFirst {
+            (count, exact) = try Self.openFirstCount(try first.decode(PageRow.total), sql: matches, plan: plan, bound: bound, connection)
         } else if let first = rows.first {
-            if let known = try first.decode(PageRow.total, as: Int?.self) {
-                count = known
-            } else {
-                // More ended matches than the bound (``SearchRead/openFirst``): an estimate.
-                count = bound + 1
-                bounded = true
-            }
+            count = try first.decode(PageRow.total)
         } else if plan != nil {
             // An empty page (past the end) carries no row to read the total from.
             count = try counted ?? Self.searchCount(matches, bound: nil, connection)
         } else {
             count = try connection.query("SELECT \(Self.counterTotal(query, day: day, now: now) ?? total)").single().decode(0)
         }
-        var exact = true
         if bounded && count > bound {
             // Past the bound, an estimate: the planner's for the conditions other than a
             // search (all posts when there are none), times the term's frequency (its

@@ -35,6 +35,9 @@ final class SearchStatistics: Sendable {
         let posts: Double
         let isOneGram: Bool
         let probe: [Int32]?
+        /// Whether `fraction` is the term's own: one gram the statistics list (otherwise it
+        /// is a bound: a longer term's rarest gram's, or the least listed frequency).
+        var fractionIsExact = false
     }
 
     func estimate(_ term: String, _ connection: PostgresConnection) throws -> Term {
@@ -49,9 +52,10 @@ final class SearchStatistics: Sendable {
         }
         let table = current!
         let frequency = { (gram: Int32) in table.frequencies[gram] ?? table.rare }
-        return Term(fraction: grams.map(frequency).min() ?? 0, posts: table.posts,
-                    isOneGram: grams.count == 1 && term.unicodeScalars.count <= 2,
-                    probe: grams.isEmpty ? nil : Self.probe(grams, frequency: frequency, posts: table.posts))
+        let isOneGram = grams.count == 1 && term.unicodeScalars.count <= 2
+        return Term(fraction: grams.map(frequency).min() ?? 0, posts: table.posts, isOneGram: isOneGram,
+                    probe: grams.isEmpty ? nil : Self.probe(grams, frequency: frequency, posts: table.posts),
+                    fractionIsExact: isOneGram && table.frequencies[grams[0]] != nil)
     }
 
     /// The grams a term asks the gram index for: its rarest, then the next rarest while the
