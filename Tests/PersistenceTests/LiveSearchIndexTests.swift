@@ -41,6 +41,31 @@ import Testing
         await database.drop()
     }
 
+    /// A role that only reads and writes rows (docker-compose.yml's server role) may not
+    /// build or drop the index: the pass says so instead of failing every hour.
+    @Test func aRoleThatDoesNotOwnPostsIsNotPermitted() async throws {
+        let database = try await TestDatabase.migrated()
+        let role = "live_rows_" + UUID().uuidString.prefix(8).lowercased()
+        try await database.pool.withConnection { connection in
+            try connection.execute(script: """
+                CREATE ROLE \(unescaped: role) LOGIN;
+                GRANT USAGE ON SCHEMA public TO \(unescaped: role);
+                GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(unescaped: role)
+                """)
+        }
+        let url = try #require(database.url.range(of: "://").map { range in
+            database.url[..<range.upperBound] + role + "@" + database.url[range.upperBound...].drop { $0 != "@" }.dropFirst()
+        })
+        #expect(try await LiveSearchIndex(url: String(url)).roll(now: Self.now) == .notPermitted)
+        #expect(try await Self.indexes(database).isEmpty)
+        // The owner's pass builds it.
+        #expect(try await LiveSearchIndex.roll(now: Self.now, pool: database.pool) == .built(name: "posts_search_live_20261128", dropped: []))
+        await database.drop()
+        let admin = try PostgresConnection(url: try TestDatabase.url(database: "postgres"))
+        defer { admin.close() }
+        try admin.execute(script: "DROP ROLE IF EXISTS \(unescaped: role)")
+    }
+
     /// `search=데님&status=upcoming` (and ongoing): the matches are read through the live
     /// index, which holds a fifth of the posts here, and are those a scan finds.
     @Test func searchesOfPostsNotEndedReadTheLiveIndex() async throws {

@@ -29,6 +29,10 @@ public struct LiveSearchIndex: Sendable {
         case built(name: String, dropped: [String])
         /// Another session is building the index this pass wanted: nothing done.
         case buildingElsewhere(name: String)
+        /// This role may not build or drop indexes of posts (it does not own the table: a
+        /// deployment whose server role only reads and writes rows). `market09 migrate`,
+        /// run as the owner, rolls the index there.
+        case notPermitted
     }
 
     static let prefix = "posts_search_live_"
@@ -115,7 +119,21 @@ public struct LiveSearchIndex: Sendable {
         }
     }
 
+    /// The same pass on a connection of `pool` (an operator's command's, without a statement
+    /// timeout): `market09 migrate` rolls the index as the tables' owner.
+    public static func roll(now: Date, pool: PostgresPool) async throws -> Outcome {
+        try await pool.withConnection { try roll(now: now, $0) }
+    }
+
     static func roll(now: Date, _ connection: PostgresConnection) throws -> Outcome {
+        do {
+            return try rollPermitted(now: now, connection)
+        } catch let error as PostgresError where error.sqlState == "42501" {
+            return .notPermitted
+        }
+    }
+
+    private static func rollPermitted(now: Date, _ connection: PostgresConnection) throws -> Outcome {
         let found = try existing(connection)
         if let newest = found.filter(\.valid).max(by: { $0.cutoff < $1.cutoff }), newest.cutoff >= now.addingTimeInterval(-maximumAge) {
             let dropped = try drop(found.filter { $0.name != newest.name && !$0.building }, connection)
@@ -126,10 +144,15 @@ public struct LiveSearchIndex: Sendable {
         if found.contains(where: { $0.name == name && $0.building }) { return .buildingElsewhere(name: name) }
         // A failed build leaves its index invalid under the name this pass wants: dropped first.
         _ = try drop(found.filter { $0.name == name && !$0.valid }, connection)
-        try connection.execute(script: """
-            CREATE INDEX CONCURRENTLY IF NOT EXISTS \(unescaped: name) ON posts USING gin (search_grams, category_id)
-            WHERE group_buying_end >= \(unescaped: "'" + ISO8601DateFormatter().string(from: cutoff) + "'")::timestamptz
-            """)
+        do {
+            try connection.execute(script: """
+                CREATE INDEX CONCURRENTLY IF NOT EXISTS \(unescaped: name) ON posts USING gin (search_grams, category_id)
+                WHERE group_buying_end >= \(unescaped: "'" + ISO8601DateFormatter().string(from: cutoff) + "'")::timestamptz
+                """)
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            // Another session created the same name between the look and the build.
+            return .buildingElsewhere(name: name)
+        }
         // IF NOT EXISTS returns at once when another instance started the same build.
         let after = try existing(connection)
         guard after.contains(where: { $0.name == name && $0.valid }) else { return .buildingElsewhere(name: name) }
