@@ -202,7 +202,7 @@ public struct PostgresFeedRepository: FeedRepository {
         func read(_ read: SearchRead?) throws -> [PostgresRow] {
             let counted: SQL = switch read {
             case .walk: "NULL::int"
-            case .openFirst: Self.openFirstTotal(matches, dayStart: day.start, bound: bound)
+            case .openFirst: Self.openFirstTotal(matches, dayStart: day.start, bound: bound, estimable: plan?.fractionIsExact == true)
             case .matched, nil: total
             }
             return try page(query, day: day, viewer: viewer, offset: offset, total: counted, sql: sql, read: read, connection)
