@@ -202,7 +202,7 @@ public struct PostgresFeedRepository: FeedRepository {
         func read(_ read: SearchRead?) throws -> [PostgresRow] {
             let counted: SQL = switch read {
             case .walk: "NULL::int"
-            case .openFirst: Self.openFirstTotal(matches, dayStart: day.start, bound: bound, estimable: plan?.fractionIsExact == true)
+            case .openFirst: Self.openFirstTotal(matches, dayStart: day.start, bound: bound, estimable: plan?.estimates == true)
             case .matched, nil: total
             }
             return try page(query, day: day, viewer: viewer, offset: offset, total: counted, sql: sql, read: read, connection)
@@ -244,12 +244,13 @@ public struct PostgresFeedRepository: FeedRepository {
             count = try connection.query("SELECT \(Self.counterTotal(query, day: day, now: now) ?? total)").single().decode(0)
         }
         if bounded && count > bound {
-            // Past the bound, an estimate: the planner's for the conditions other than a
-            // search (all posts when there are none), times the term's frequency (its
-            // rarest gram's: the planner multiplies a term's gram frequencies as if
-            // independent, far too low for the bigrams of one word).
-            let rest = try plan?.candidates ?? Self.candidates(query, now: now, posts: 0, connection)
-            count = max(bound + 1, Int((rest * (plan?.fraction ?? 1)).rounded()))
+            // Past the bound, an estimate: from the search sample for a term of several
+            // grams; for one gram, the planner's for the conditions other than a search
+            // (all posts when there are none) times the term's frequency (the planner
+            // multiplies a term's gram frequencies as if independent, far too low for the
+            // bigrams of one word).
+            let estimated = try plan?.estimatedMatches ?? Int(Self.candidates(query, now: now, posts: 0, connection).rounded())
+            count = max(bound + 1, estimated)
             exact = false
         }
         var next: FeedCursor?
