@@ -187,7 +187,6 @@ public struct PostgresFeedRepository: FeedRepository {
         var bounded = false
         if let term {
             plan = try planSearch(term, query, reach: offset + query.limit + 1, matches: matches, now: now, connection)
-            if plan?.read == .matched(limit: nil) { plan?.read = Self.everyMatch(query) }
             total = "(SELECT count(*)::int FROM matched)"
         } else {
             // The total rides along as an uncorrelated subquery (evaluated once): from
