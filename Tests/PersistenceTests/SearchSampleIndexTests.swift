@@ -40,6 +40,23 @@ import Testing
         #expect(abs((estimate ?? 0) - 8_000) <= 800, "\(estimate ?? 0) for 8,000")
         // 11 posts hold 핸드크림 1999: too few in the sample to estimate from.
         #expect(rare == nil)
+
+        // An estimate is kept for a minute per search and filters, whatever the order or page.
+        let sample = SearchSample()
+        var query = FeedQuery()
+        query.search = "립밤"
+        let firstQuery = query
+        let first = try await pool.withConnection { try sample.estimate(firstQuery, Self.sql("립밤"), $0) }
+        try await pool.withConnection { try $0.execute("DELETE FROM posts WHERE product_name LIKE '립밤 %' AND id % 2 = 0") }
+        query.sort = .latest
+        query.page = 3
+        let laterQuery = query
+        let (kept, now) = try await pool.withConnection { connection in
+            (try sample.estimate(laterQuery, Self.sql("립밤"), connection), try SearchSample.estimate(Self.sql("립밤"), connection))
+        }
+        #expect(first == estimate && kept == estimate)
+        // Read anew: 4,000 are left, too few in the sample to estimate from.
+        #expect(now == nil)
         await pool.close()
         await database.drop()
     }

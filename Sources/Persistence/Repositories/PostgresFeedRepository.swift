@@ -17,6 +17,7 @@ public struct PostgresFeedRepository: FeedRepository {
         /// ago by this request is not on a lagging replica yet).
         let preparedDays = Mutex<[KoreaDay: WALPosition]>([:])
         let searchStatistics = SearchStatistics()
+        let searchSample = SearchSample()
         /// Whether a request of this instance is building a day's order now (the others
         /// answer at once rather than queue behind it).
         let requestBuilding = Mutex(false)
