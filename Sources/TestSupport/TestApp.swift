@@ -226,6 +226,15 @@ extension TestApp {
         }
     }
 
+    /// Waits (at most 30 s) until the default feed answers: a test that inserts thousands of
+    /// open posts at once may ask before the day's order of them is built, which a request
+    /// helps build for only a second before answering 503 `starting` (a parallel run met it).
+    public func waitForFeed(token: String) async throws {
+        for _ in 0..<120 where try await send("GET", "/v1/posts?limit=1", token: token).status == 503 {
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
     /// Inserts an influencer and returns its id.
     public func influencer(_ username: String, fullName: String? = nil) async throws -> Int {
         try await database.pool.withConnection { connection in

@@ -18,24 +18,23 @@ import Testing
             let (_, token) = try await app.user(anonymous: true)
             let seller = try await app.influencer("sample.seller")
             let now = app.clock.now
-            // 39,000 open posts. "크림 12" in 12,000; 18,000 hold each of its grams (크림,
-            // "림 ", " 1", "12") but not the term. "크림 34" in 3,000; 6,000 hold its grams.
+            // 39,000 posts. "크림 12" in 12,000 open ones; 18,000 ended ones hold each of its
+            // grams (크림, "림 ", " 1", "12") but not the term. "크림 34" in 3,000 open ones;
+            // 6,000 ended ones hold its grams.
             try await app.database.pool.withConnection { connection in
                 try connection.execute("SET statement_timeout = 0")
                 try connection.execute("""
                     INSERT INTO posts (influencer_id, product_name, category_id, group_buying_start, group_buying_end, posted_at)
                     SELECT \(seller), CASE WHEN n <= 12000 THEN '크림 12호 ' WHEN n <= 30000 THEN '무크림 1호 12팩 '
                                            WHEN n <= 33000 THEN '크림 34호 ' ELSE '무크림 3호 34팩 ' END || n,
-                           'beauty', \(now)::timestamptz - interval '1 day', \(now)::timestamptz + interval '3 days',
+                           'beauty', \(now)::timestamptz - interval '3 days',
+                           \(now)::timestamptz + CASE WHEN n <= 12000 OR n BETWEEN 30001 AND 33000 THEN interval '3 days' ELSE interval '-1 day' END,
                            \(now)::timestamptz - n * interval '1 second'
                     FROM generate_series(1, 39000) n
                     """)
                 try connection.execute("ANALYZE posts")
             }
-            // The day's order of 39,000 open posts may take longer than a request helps build it.
-            for _ in 0..<120 where try await app.send("GET", "/v1/posts?limit=1", token: token).status == 503 {
-                try await Task.sleep(for: .milliseconds(250))
-            }
+            try await app.waitForFeed(token: token)
             let sampled: Int = try await app.database.pool.withConnection { connection in
                 try connection.query("""
                     SELECT count(*)::int FROM posts WHERE (hashint8(id) & 15) = 0 AND product_name LIKE '크림 12호 %'

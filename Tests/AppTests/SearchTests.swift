@@ -258,6 +258,7 @@ import Testing
                     """)
                 try connection.execute("ANALYZE posts")
             }
+            try await app.waitForFeed(token: token)
             let ended: [Int: Double] = try await app.database.pool.withConnection { connection in
                 Dictionary(uniqueKeysWithValues: try connection.query("""
                     SELECT id, extract(epoch FROM group_buying_end)::float8 FROM posts WHERE group_buying_end < \(now)

@@ -32,12 +32,12 @@ extension PostgresFeedRepository {
     }
 
     /// How a search reads. Walk the requested order when that is estimated cheaper than
-    /// reading every match (the term's frequency — its rarest gram's, from the statistics —
-    /// times the planner's estimate for the other filters), and only after finding that over
-    /// the bound match: the estimates are wrong for terms whose grams are common apart and
-    /// rare together (`siwoo121`: each bigram in ~10 % of posts, the term in 57) and for
-    /// filters that exclude the term (`search=코&category=fitness`: none). Otherwise read
-    /// the matches once through the index, which counts them exactly as well.
+    /// reading every match, and only after finding that over the bound match: a one-gram
+    /// term's frequency from the statistics times the planner's estimate for the other
+    /// filters is wrong for filters that exclude the term (`search=코&category=fitness`:
+    /// none); a longer term's is only a bound, its rarest gram's (`siwoo121`: each bigram in
+    /// ~10 % of posts, the term in 57), so it is counted in the sample (``planSampled``).
+    /// Otherwise read the matches once through the index, which counts them exactly as well.
     func planSearch(_ term: SearchStatistics.Term, _ query: FeedQuery, reach: Int, matches: FeedSQL, now: Date,
                     _ connection: PostgresConnection) throws -> SearchPlan {
         let bound = FeedPage.exactTotalLimit
@@ -77,10 +77,10 @@ extension PostgresFeedRepository {
             plan.read = .walk(rows: walk)
             return plan
         }
-        // Otherwise read at most `bound + 1` matches through the index, which is the whole
-        // answer when there are no more (`search=크림 12`: 355 of the 30 k posts holding 크림;
-        // counting first and reading again cost two index passes, 3× the database time), and
-        // walk when there are (a longer term's frequency is only an upper bound).
+        // Otherwise (the count walk found no more than the bound, or ran out) read at most
+        // `bound + 1` matches through the index, which is the whole answer when there are no
+        // more (counting first and reading again cost two index passes, 3× the database
+        // time), and walk when there are.
         plan.read = .matched(limit: bound)
         plan.walkIfMany = walk
         return plan
