@@ -22,10 +22,14 @@ import Testing
                 """)
             try connection.execute("ANALYZE posts")
         }
+        // The statement `SearchSample.estimate` runs (`searchCount` under the sample's predicate).
+        var inSample = Self.sql("립밤")
+        inSample.where(SearchSample.predicate)
+        let sampleSQL = inSample
         let plan: [String] = try await pool.withConnection { connection in
             try PostgresFeedRepository.throughIndexes(connection) {
                 try $0.queryPlannedForValues("""
-                    EXPLAIN SELECT count(*) FROM posts p WHERE \(SearchSample.predicate)\(Self.sql("립밤").matchedConditions.andClause)
+                    EXPLAIN SELECT count(*)::int FROM (SELECT FROM posts p \(sampleSQL.matchedConditions.whereClause)) x
                     """).map { try $0.decode(0) }
             }
         }

@@ -65,11 +65,9 @@ final class SearchSample: Sendable {
 
     /// ``estimate(_:_:_:)`` read now.
     static func estimate(_ sql: FeedSQL, _ connection: PostgresConnection) throws -> Int? {
-        let sampled: Int = try PostgresFeedRepository.throughIndexes(connection) {
-            try $0.queryPlannedForValues("""
-                SELECT count(*)::int FROM posts p WHERE \(predicate)\(sql.matchedConditions.andClause)
-                """).single().decode(0)
-        }
+        var inSample = sql
+        inSample.where(predicate)
+        let sampled = try PostgresFeedRepository.searchCount(inSample, bound: nil, connection)
         return sampled >= minimum ? sampled * modulus : nil
     }
 
