@@ -59,7 +59,10 @@ import Testing
                 return try await group.reduce(into: [(Int, Int?)]()) { $0.append($1) }
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // All 30 are waiting (a fixed 100 ms was too short for 30 arrivals 1 ms apart on a
+        // loaded machine: a fresh-clone CI saw 22 of them).
+        for _ in 0..<1_000 where batches.waitingLikes < 30 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(batches.waitingLikes == 30)
         #expect(recorder.groups.withLock { $0.count } == 2)
         // Post 2's group ends: the next takes every waiting like but post 1's, still committing.
         recorder.release(2)
@@ -70,7 +73,16 @@ import Testing
         // Post 1's group ends: its three waiting likes go next, on their own.
         recorder.release(1)
         try await recorder.waitForGroups(4)
-        recorder.release()
+        // Every group from here on is let go, also any the assertions above did not expect:
+        // one left held would keep `answers` waiting past the time limit (a continuation is
+        // not cut short by it), and a failure would hang the run instead of failing it.
+        let releasing = Task {
+            while !Task.isCancelled {
+                recorder.release()
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        defer { releasing.cancel() }
         #expect(try await first == 101)
         #expect(try await second == 201)
         let answered = try await answers.value

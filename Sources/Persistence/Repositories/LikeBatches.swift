@@ -60,6 +60,9 @@ final class LikeBatches: Sendable {
         self.apply = apply
     }
 
+    /// Likes waiting for a group (not yet taken by one).
+    var waitingLikes: Int { state.withLock { $0.waiting.values.reduce(0) { $0 + $1.count } } }
+
     /// Applies `like` to `post` in the next group; the post's count after that group.
     func submit(_ like: Like, to post: PostID) async throws -> Int? {
         try await withCheckedThrowingContinuation { answer in
